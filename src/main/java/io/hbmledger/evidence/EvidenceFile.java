@@ -1,0 +1,26 @@
+package io.hbmledger.evidence;
+
+import java.util.List;
+
+/**
+ * What one reader took from one file: its detected format, the observations in file order,
+ * and warnings that name the line ({@code "line 7: ..."}) or row they concern.
+ *
+ * @param path the path as the user named it
+ * @param format contract format name ({@code npu-smi-info}, {@code vllm-log}, ...) or
+ *     {@code unknown}
+ */
+public record EvidenceFile(String path, String format, List<Observation> observations,
+                           List<String> warnings) {
+
+    public EvidenceFile {
+        observations = List.copyOf(observations);
+        warnings = List.copyOf(warnings);
+    }
+
+    public static final String UNKNOWN = "unknown";
+
+    public boolean usable() {
+        return !UNKNOWN.equals(format);
+    }
+}

@@ -1,0 +1,29 @@
+package io.hbmledger.evidence;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Reads one kind of evidence. Implementations keep the parsing itself pure (text or bytes in,
+ * observations out) and do only the file access here, so that tests can feed text directly.
+ */
+public interface EvidenceReader {
+
+    /**
+     * Recognises this reader's format from the file's first bytes.
+     *
+     * @return the contract format name, or empty when the content is not this reader's
+     */
+    Optional<String> detect(FileHead head);
+
+    /**
+     * Reads the whole file. Unreadable parts become warnings naming line or row; a file that
+     * cannot be used at all throws.
+     *
+     * @param displayPath the path to print in the result and in messages
+     * @throws EvidenceException when the file is malformed beyond use
+     */
+    EvidenceFile read(Path file, String displayPath, FileHead head)
+            throws IOException, EvidenceException;
+}

@@ -1,0 +1,92 @@
+package io.hbmledger.evidence;
+
+import io.hbmledger.evidence.modelconfig.ModelConfigReader;
+import io.hbmledger.evidence.msprof.MsprofReader;
+import io.hbmledger.evidence.npusmi.NpuSmiReader;
+import io.hbmledger.evidence.nvidiasmi.NvidiaSmiReader;
+import io.hbmledger.evidence.safetensors.SafetensorsReader;
+import io.hbmledger.evidence.vllmlog.VllmLogReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Recognises each file's format by content and hands it to its reader. Binary formats come
+ * first: their magic bytes are unambiguous, while text formats are recognised by phrases.
+ */
+public final class EvidenceReaders {
+
+    private final List<EvidenceReader> readers;
+
+    public EvidenceReaders(List<EvidenceReader> readers) {
+        this.readers = List.copyOf(readers);
+    }
+
+    /** Every reader the project has, in detection order. */
+    public static EvidenceReaders all() {
+        return new EvidenceReaders(List.of(
+                new MsprofReader(),
+                new SafetensorsReader(),
+                new ModelConfigReader(),
+                new NpuSmiReader(),
+                new NvidiaSmiReader(),
+                new VllmLogReader()));
+    }
+
+    /**
+     * Reads one file. An unrecognised or empty file gives an {@code unknown} result with a
+     * warning, not an exception, so that the other files of a run are still read.
+     *
+     * @throws EvidenceException when the format was recognised but the file is unusable
+     * @throws IOException when the file cannot be read at all
+     */
+    public EvidenceFile read(Path file, String displayPath) throws IOException, EvidenceException {
+        if (!Files.isRegularFile(file)) {
+            throw new EvidenceException(displayPath, 0,
+                    "expected a regular file, found " + (Files.exists(file) ? "a directory or special file" : "nothing")
+                            + "; check the path");
+        }
+        FileHead head = head(file);
+        if (head.size() == 0) {
+            return unknown(displayPath, "line 1: the file is empty; expected npu-smi, nvidia-smi, vLLM log, msprof, safetensors or config.json content");
+        }
+        for (EvidenceReader reader : readers) {
+            Optional<String> format = reader.detect(head);
+            if (format.isPresent()) {
+                return reader.read(file, displayPath, head);
+            }
+        }
+        return unknown(displayPath, "line 1: format not recognised"
+                + (head.looksBinary() ? " (binary content)" : "")
+                + "; expected npu-smi or nvidia-smi output, a vLLM/vllm-ascend log, an msprof or torch_npu export (CSV or .db), a safetensors file or index, a Git LFS pointer, or a config.json");
+    }
+
+    private static EvidenceFile unknown(String path, String warning) {
+        return new EvidenceFile(path, EvidenceFile.UNKNOWN, List.of(), List.of(warning));
+    }
+
+    private static FileHead head(Path file) throws IOException {
+        long size = Files.size(file);
+        byte[] buf = new byte[(int) Math.min(size, FileHead.HEAD_BYTES)];
+        int off = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            while (off < buf.length) {
+                int n = in.read(buf, off, buf.length - off);
+                if (n < 0) {
+                    break;
+                }
+                off += n;
+            }
+        }
+        byte[] exact = off == buf.length ? buf : java.util.Arrays.copyOf(buf, off);
+        return new FileHead(file.getFileName().toString(), exact, size);
+    }
+
+    public List<EvidenceReader> readers() {
+        return new ArrayList<>(readers);
+    }
+}

@@ -1,0 +1,85 @@
+package io.hbmledger.report;
+
+import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.Observation;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Prints evidence for a person: one block per file, one aligned line per observation. */
+public final class EvidenceTextWriter {
+
+    public void write(List<EvidenceFile> files, PrintWriter out) {
+        for (EvidenceFile f : files) {
+            out.printf("%s  [%s]  %d observation%s%n", f.path(), f.format(),
+                    f.observations().size(), f.observations().size() == 1 ? "" : "s");
+            List<String[]> rows = new ArrayList<>();
+            for (Observation o : f.observations()) {
+                rows.add(new String[] {
+                    "line " + o.line(),
+                    o.quantity(),
+                    amount(o),
+                    "\"" + (o.text() == null ? "" : o.text()) + "\"",
+                    context(o)});
+            }
+            printAligned(rows, out);
+            for (String w : f.warnings()) {
+                out.println("  warning: " + w);
+            }
+            out.println();
+        }
+        out.flush();
+    }
+
+    static String amount(Observation o) {
+        if (o.bytes() != null) {
+            return String.format(Locale.ROOT, "%.2f GiB (%d B)", o.bytes() / 1073741824.0, o.bytes());
+        }
+        double v = o.value();
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+
+    private static String context(Observation o) {
+        StringBuilder b = new StringBuilder();
+        add(b, "device", o.device());
+        add(b, "device_id", o.deviceId());
+        add(b, "process", o.process());
+        add(b, "pid", o.pid());
+        add(b, "process_name", o.processName());
+        add(b, "component", o.component());
+        add(b, "tokens_per_request", o.tokensPerRequest());
+        add(b, "samples", o.samples());
+        add(b, "timestamp_us", o.timestampUs());
+        return b.toString().trim();
+    }
+
+    private static void add(StringBuilder b, String key, Object v) {
+        if (v != null) {
+            b.append(' ').append(key).append('=').append(v);
+        }
+    }
+
+    private static void printAligned(List<String[]> rows, PrintWriter out) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        int cols = rows.get(0).length;
+        int[] width = new int[cols];
+        for (String[] r : rows) {
+            for (int i = 0; i < cols; i++) {
+                width[i] = Math.max(width[i], r[i].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder b = new StringBuilder("  ");
+            for (int i = 0; i < cols; i++) {
+                b.append(r[i]);
+                if (i < cols - 1) {
+                    b.append(" ".repeat(width[i] - r[i].length() + 2));
+                }
+            }
+            out.println(b.toString().stripTrailing());
+        }
+    }
+}
