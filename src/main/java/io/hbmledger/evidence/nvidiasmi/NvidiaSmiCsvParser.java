@@ -33,7 +33,7 @@ public final class NvidiaSmiCsvParser {
     public static final String FORMAT = "nvidia-smi-csv";
 
     private static final long MIB = 1L << 20;
-    private static final Pattern FIELD = Pattern.compile("^([a-z_][a-z0-9_.]*)\\s*(?:\\[([^\\]]*)\\])?$");
+    private static final Pattern FIELD = Pattern.compile("^([a-z_][a-z0-9_.]*)\\s*(?:\\[([^\\]]*)\\])?$", Pattern.CASE_INSENSITIVE);
     private static final Pattern AMOUNT = Pattern.compile("^(\\d+)\\s*(MiB)?$");
     private static final Pattern INT = Pattern.compile("\\d+");
 
@@ -62,8 +62,8 @@ public final class NvidiaSmiCsvParser {
                     names = new ArrayList<>();
                     units = new ArrayList<>();
                     for (String f : fields) {
-                        Matcher m = FIELD.matcher(f.toLowerCase(Locale.ROOT));
-                        names.add(m.matches() ? m.group(1) : f.toLowerCase(Locale.ROOT));
+                        Matcher m = FIELD.matcher(f);
+                        names.add((m.matches() ? m.group(1) : f).toLowerCase(Locale.ROOT));
                         units.add(m.matches() ? m.group(2) : null);
                     }
                     continue;
@@ -137,11 +137,11 @@ public final class NvidiaSmiCsvParser {
             }
             boolean memory = false;
             for (String f : s.split(",", -1)) {
-                Matcher m = FIELD.matcher(f.strip().toLowerCase(Locale.ROOT));
+                Matcher m = FIELD.matcher(f.strip());
                 if (!m.matches()) {
                     return false;
                 }
-                memory |= m.group(1).matches("memory\\.(used|total)|used_memory|used_gpu_memory");
+                memory |= m.group(1).toLowerCase(Locale.ROOT).matches("memory\\.(used|total)|used_memory|used_gpu_memory");
             }
             return memory;
         }
