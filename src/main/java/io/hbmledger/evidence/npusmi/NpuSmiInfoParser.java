@@ -113,7 +113,14 @@ public final class NpuSmiInfoParser {
 
     private void separator(int line) {
         switch (mode) {
-            case CHIP_HEADER -> mode = Mode.CHIPS;
+            case CHIP_HEADER -> {
+                mode = Mode.CHIPS;
+                if (chipHeader.size() < 2 || memoryColumns(chipHeader.get(chipHeader.size() - 1)) == 0
+                        && memoryColumns(chipHeader.get(0)) == 0) {
+                    warnings.add("line " + line + ": the npu-smi header has no 'Memory-Usage(MB)' or 'HBM-Usage(MB)'"
+                            + " column (second header row missing?); chip memory cannot be read");
+                }
+            }
             case PROC_HEADER -> mode = Mode.PROCS;
             case CHIPS -> flushPending();
             default -> {

@@ -261,4 +261,15 @@ class NpuSmiInfoParserTest {
         // second sample starts after 9 lines of the first + blank + 2 CANN lines: its chip row is line 20
         assertThat(used.get(1).line()).isEqualTo(20);
     }
+
+    @Test
+    void headerWithoutItsMemoryRowWarns() {
+        String text = A2_HEADER.lines().filter(l -> !l.contains("Bus-Id")).reduce("", (a, b) -> a + b + "\n")
+                + "| 0     910B3               | OK            | 93.2        49                0    / 0             |\n"
+                + "| 0                         | 0000:01:00.0  | 0           0    / 0          3000 / 65536         |\n";
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        assertThat(p.observations()).isEmpty();
+        // the header ends at the '+====' border on line 5
+        assertThat(p.warnings()).singleElement().asString().startsWith("line 5:").contains("HBM-Usage");
+    }
 }
