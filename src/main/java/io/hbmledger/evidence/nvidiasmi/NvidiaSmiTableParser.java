@@ -34,7 +34,7 @@ public final class NvidiaSmiTableParser {
 
     private static final long MIB = 1L << 20;
     private static final Pattern INT = Pattern.compile("\\d+");
-    private static final Pattern USAGE = Pattern.compile("^(\\S+?)\\s*/\\s*(\\S+)$");
+    private static final Pattern USAGE = Pattern.compile("^(.+?)\\s*/\\s*(.+)$");
     private static final Pattern MIB_VALUE = Pattern.compile("^(\\d+)\\s*MiB$");
     private static final Pattern PROC_MIG = Pattern.compile(
             "^(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\d+)\\s+(\\S+)\\s+(.*?)\\s*(\\d+\\s*MiB|N/A)$");
@@ -209,7 +209,7 @@ public final class NvidiaSmiTableParser {
             warnings.add("line " + line + ": " + device + ": row is cut off before its Memory-Usage column; memory not read");
             return;
         }
-        Matcher m = USAGE.matcher(cell.replaceAll("(\\d)\\s+MiB", "$1MiB"));
+        Matcher m = USAGE.matcher(cell);
         if (!m.matches()) {
             warnings.add("line " + line + ": " + device + ": expected 'usedMiB / totalMiB' under Memory-Usage, found '"
                     + cell + "'; memory not read");
