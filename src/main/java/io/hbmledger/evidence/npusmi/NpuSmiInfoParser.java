@@ -103,6 +103,20 @@ public final class NpuSmiInfoParser {
             mode = Mode.PROC_HEADER;
             return;
         }
+        if (mode != Mode.CHIP_HEADER && !first.isEmpty() && first.get(0).equalsIgnoreCase("Chip")
+                && row.cells().size() > 1 && row.cells().get(1).startsWith("Bus-Id")) {
+            // A paste that starts at the second header row (seen in vllm-ascend issue 1903): its
+            // memory columns are known; the first row only contributes the NPU id, which is
+            // always the first token of a chip's first row.
+            flushPending();
+            chipHeader.clear();
+            chipHeader.add(new Row(List.of(""), true));
+            chipHeader.add(row);
+            mode = Mode.CHIP_HEADER;
+            warnings.add("line " + line + ": the table starts at its second header row ('Chip | Bus-Id ...');"
+                    + " the first header row is missing, so only the NPU id is read from each chip's first row");
+            return;
+        }
         switch (mode) {
             case CHIP_HEADER -> chipHeader.add(row);
             case CHIPS -> chipRow(line, row);
@@ -393,6 +407,8 @@ public final class NpuSmiInfoParser {
         }
         List<String> first = SmiLines.tokens(SmiLines.row(cleaned).cells().get(0));
         return startsWith(first, "NPU", "Name") && cleaned.contains("Health")
-                || startsWith(first, "NPU", "Chip") && cleaned.toLowerCase(Locale.ROOT).contains("process id");
+                || startsWith(first, "NPU", "Chip") && cleaned.toLowerCase(Locale.ROOT).contains("process id")
+                || !first.isEmpty() && first.get(0).equalsIgnoreCase("Chip") && cleaned.contains("Bus-Id")
+                        && (cleaned.contains("HBM-Usage") || cleaned.contains("Memory-Usage"));
     }
 }

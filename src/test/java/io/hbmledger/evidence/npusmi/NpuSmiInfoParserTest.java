@@ -272,4 +272,20 @@ class NpuSmiInfoParserTest {
         // the header ends at the '+====' border on line 5
         assertThat(p.warnings()).singleElement().asString().startsWith("line 5:").contains("HBM-Usage");
     }
+
+    @Test
+    void pasteStartingAtTheSecondHeaderRowIsStillRead() {
+        // as pasted in vllm-ascend issue 1903: the first header row was left out
+        String text = String.join("\n",
+                "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |",
+                "+===========================+===============+====================================================+",
+                "| 0     910B3               | OK            | 98.4        50                0    / 0             |",
+                "| 0                         | 0000:C1:00.0  | 0           0    / 0          3369 / 65536         |",
+                "+===========================+===============+====================================================+");
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        Observation used = one(p, "hbm_used", "npu:0/chip:0");
+        assertThat(used.bytes()).isEqualTo(3369 * MIB);
+        assertThat(used.line()).isEqualTo(4);
+        assertThat(p.warnings()).singleElement().asString().startsWith("line 1:").contains("second header row");
+    }
 }
