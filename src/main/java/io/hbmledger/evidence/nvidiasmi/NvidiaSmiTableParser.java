@@ -112,6 +112,9 @@ public final class NvidiaSmiTableParser {
         if (mode == Mode.HEADER) {
             header.add(row);
         } else if (mode == Mode.BODY) {
+            if (String.join(" ", row.cells()).strip().toLowerCase(Locale.ROOT).matches("no (mig devices|running processes) found.*")) {
+                return;
+            }
             if (kind == Kind.PROCESSES) {
                 processRow(line, row);
             } else {

@@ -177,4 +177,49 @@ class NvidiaSmiTableParserTest {
         assertThat(p.observations()).isEmpty();
         assertThat(p.warnings()).singleElement().asString().startsWith("line 10:").contains("cut off");
     }
+
+    @Test
+    void migEnabledGpuWithoutSlicesAndSharedMemoryHeader() {
+        // driver 550+ layout: "Shared Memory-Usage" in the MIG header, "No MIG devices found"
+        String text = String.join("\n",
+                "+-----------------------------------------------------------------------------------------+",
+                "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+                "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+                "|                                         |                        |               MIG M. |",
+                "|=========================================+========================+======================|",
+                "|   0  NVIDIA A100 80GB PCIe          On  |   00000000:B6:00.0 Off |                   On |",
+                "| N/A   54C    P0             90W /  300W |     249MiB /  81920MiB |     N/A      Default |",
+                "|                                         |                        |              Enabled |",
+                "+-----------------------------------------+------------------------+----------------------+",
+                "",
+                "+-----------------------------------------------------------------------------------------+",
+                "| MIG devices:                                                                            |",
+                "+------------------+----------------------------------+-----------+-----------------------+",
+                "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |",
+                "|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |",
+                "|                  |                                  |        ECC|                       |",
+                "|==================+==================================+===========+=======================|",
+                "|  0    2   0   0  |             142MiB / 20096MiB    | 56      0 |  4   0    2    0    0 |",
+                "|                  |               0MiB / 12211MiB    |           |                       |",
+                "+------------------+----------------------------------+-----------+-----------------------+",
+                "",
+                "+-----------------------------------------------------------------------------------------+",
+                "| MIG devices:                                                                            |",
+                "+------------------+----------------------------------+-----------+-----------------------+",
+                "| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared         |",
+                "|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |",
+                "|                  |                                  |        ECC|                       |",
+                "|==================+==================================+===========+=======================|",
+                "|  No MIG devices found                                                                   |",
+                "+-----------------------------------------------------------------------------------------+");
+        SmiParse p = NvidiaSmiTableParser.parse(text);
+        assertThat(one(p, "fb_used", "gpu:0").bytes()).isEqualTo(249 * MIB);
+        assertThat(one(p, "fb_total", "gpu:0").bytes()).isEqualTo(81920 * MIB);
+        Observation slice = one(p, "fb_used", "gpu:0/mig:0");
+        assertThat(slice.bytes()).isEqualTo(142 * MIB);
+        assertThat(slice.line()).isEqualTo(18);
+        assertThat(one(p, "fb_total", "gpu:0/mig:0").bytes()).isEqualTo(20096 * MIB); // not the BAR1 12211
+        assertThat(p.observations()).hasSize(4);
+        assertThat(p.warnings()).isEmpty();
+    }
 }
