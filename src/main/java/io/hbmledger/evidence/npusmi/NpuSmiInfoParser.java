@@ -73,14 +73,14 @@ public final class NpuSmiInfoParser {
         for (int i = 0; i < lines.size(); i++) {
             p.accept(i + 1, SmiLines.clean(lines.get(i)));
         }
-        p.endOfTable(lines.size());
+        p.endOfTable();
         return new SmiParse(p.out, p.warnings);
     }
 
     private void accept(int line, String s) {
         if (s.isEmpty() || !(s.startsWith("|") || s.startsWith("+"))) {
             if (mode != Mode.NONE) {
-                endOfTable(line);
+                endOfTable();
             }
             return;
         }
@@ -129,8 +129,8 @@ public final class NpuSmiInfoParser {
         switch (mode) {
             case CHIP_HEADER -> {
                 mode = Mode.CHIPS;
-                if (chipHeader.size() < 2 || memoryColumns(chipHeader.get(chipHeader.size() - 1)) == 0
-                        && memoryColumns(chipHeader.get(0)) == 0) {
+                boolean noMemoryColumns = chipHeader.stream().mapToInt(NpuSmiInfoParser::memoryColumns).sum() == 0;
+                if (chipHeader.size() < 2 || noMemoryColumns) {
                     warnings.add("line " + line + ": the npu-smi header has no 'Memory-Usage(MB)' or 'HBM-Usage(MB)'"
                             + " column (second header row missing?); chip memory cannot be read");
                 }
@@ -142,7 +142,7 @@ public final class NpuSmiInfoParser {
         }
     }
 
-    private void endOfTable(int line) {
+    private void endOfTable() {
         flushPending();
         mode = Mode.NONE;
     }
