@@ -38,7 +38,11 @@ public final class NpuSmiInfoParser {
 
     private static final long MIB = 1L << 20;
     private static final Pattern NO_PROCESS = Pattern.compile("(?i)^no running processes found in npu\\s+(\\d+)");
-    private static final Pattern INT = Pattern.compile("\\d+");
+    /** Ids (NPU, chip, Phy-ID) fit an int. */
+    private static final Pattern INT = Pattern.compile("\\d{1,9}");
+    /** A MiB count that still fits a long once in bytes (2^63 / 2^20 = 2^43, about 8.8e12). */
+    private static final Pattern MIB_COUNT = Pattern.compile("\\d{1,12}");
+    private static final Pattern PID = Pattern.compile("\\d{1,18}");
     private static final Pattern PAIR_GAP = Pattern.compile("\\s*/\\s*");
     private static final Pattern UNIT = Pattern.compile("\\(([^)]*)\\)\\s*$");
 
@@ -309,11 +313,11 @@ public final class NpuSmiInfoParser {
     }
 
     private Long number(int line, String device, String what, String text) {
-        if (INT.matcher(text).matches() && text.length() <= 15) {
+        if (MIB_COUNT.matcher(text).matches()) {
             return Long.valueOf(text);
         }
         if (!isPlaceholder(text)) {
-            warnings.add("line " + line + ": " + device + ": " + what + " '" + text + "' is not a number; left absent");
+            warnings.add("line " + line + ": " + device + ": " + what + " '" + text + "' cannot be read as a MiB count; left absent");
         }
         return null;
     }
@@ -380,7 +384,7 @@ public final class NpuSmiInfoParser {
             return;
         }
         Observation o = obs("process_memory", mem * unit, line, memText, device, deviceIds.get(device));
-        if (pidText != null && INT.matcher(pidText).matches()) {
+        if (pidText != null && PID.matcher(pidText).matches()) {
             o = o.withPid(Long.valueOf(pidText));
         } else {
             warnings.add("line " + line + ": " + device + ": process id '" + pidText + "' is not a number; pid left absent");

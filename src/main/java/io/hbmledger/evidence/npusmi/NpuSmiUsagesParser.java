@@ -29,8 +29,10 @@ public final class NpuSmiUsagesParser {
 
     private static final long MIB = 1L << 20;
     static final Pattern KEY_VALUE = Pattern.compile("^([A-Za-z][A-Za-z0-9 ()%/._-]*?)\\s*:\\s*(.*)$");
-    private static final Pattern INT = Pattern.compile("\\d+");
-    private static final Pattern DECIMAL = Pattern.compile("\\d+(\\.\\d+)?");
+    private static final Pattern INT = Pattern.compile("\\d{1,9}");
+    /** A MiB count that still fits a long once in bytes. */
+    private static final Pattern MIB_COUNT = Pattern.compile("\\d{1,12}");
+    private static final Pattern DECIMAL = Pattern.compile("\\d{1,6}(\\.\\d{1,6})?");
 
     private NpuSmiUsagesParser() {
     }
@@ -114,7 +116,7 @@ public final class NpuSmiUsagesParser {
                 continue;
             }
             boolean isBytes = quantity.endsWith("capacity");
-            if (isBytes ? !INT.matcher(value).matches() : !DECIMAL.matcher(value).matches()) {
+            if (isBytes ? !MIB_COUNT.matcher(value).matches() : !DECIMAL.matcher(value).matches()) {
                 if (!value.equalsIgnoreCase("NA") && !value.equals("-") && !value.equalsIgnoreCase("N/A")) {
                     warnings.add("line " + line + ": " + m.group(1).strip() + " '" + value + "' is not a number; left absent");
                 }

@@ -35,7 +35,8 @@ public final class NvidiaSmiCsvParser {
     private static final long MIB = 1L << 20;
     private static final Pattern FIELD = Pattern.compile("^([a-z_][a-z0-9_.]*)\\s*(?:\\[([^\\]]*)\\])?$", Pattern.CASE_INSENSITIVE);
     private static final Pattern AMOUNT = Pattern.compile("^(\\d+)\\s*(MiB)?$");
-    private static final Pattern INT = Pattern.compile("\\d+");
+    private static final Pattern INT = Pattern.compile("\\d{1,9}");
+    private static final Pattern PID = Pattern.compile("\\d{1,18}");
 
     private NvidiaSmiCsvParser() {
     }
@@ -82,7 +83,7 @@ public final class NvidiaSmiCsvParser {
                 }
                 Long pid = null;
                 int pidAt = names.indexOf("pid");
-                if (pidAt >= 0 && pidAt < fields.size() && INT.matcher(fields.get(pidAt)).matches()) {
+                if (pidAt >= 0 && pidAt < fields.size() && PID.matcher(fields.get(pidAt)).matches()) {
                     pid = Long.valueOf(fields.get(pidAt));
                 }
                 int nameAt = names.indexOf("process_name");
@@ -105,7 +106,7 @@ public final class NvidiaSmiCsvParser {
                     String value = fields.get(c);
                     Matcher m = AMOUNT.matcher(value);
                     String unit = m.matches() && m.group(2) != null ? m.group(2) : units.get(c);
-                    if (!m.matches() || !"MiB".equals(unit) || m.group(1).length() > 15) {
+                    if (!m.matches() || !"MiB".equals(unit) || m.group(1).length() > 12) {
                         warnings.add("row " + row + ": " + names.get(c) + " '" + value + "' is not a MiB amount"
                                 + (value.contains("N/A") || value.startsWith("[") ? " (nvidia-smi could not report it)" : "")
                                 + "; left absent");

@@ -33,13 +33,13 @@ public final class NvidiaSmiTableParser {
     public static final String FORMAT = "nvidia-smi";
 
     private static final long MIB = 1L << 20;
-    private static final Pattern INT = Pattern.compile("\\d+");
+    private static final Pattern INT = Pattern.compile("\\d{1,9}");
     private static final Pattern USAGE = Pattern.compile("^(.+?)\\s*/\\s*(.+)$");
     private static final Pattern MIB_VALUE = Pattern.compile("^(\\d+)\\s*MiB$");
     private static final Pattern PROC_MIG = Pattern.compile(
-            "^(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\d+)\\s+(\\S+)\\s+(.*?)\\s*(\\d+\\s*MiB|N/A)$");
+            "^(\\d{1,9})\\s+(\\S+)\\s+(\\S+)\\s+(\\d{1,18})\\s+(\\S+)\\s+(.*?)\\s*(\\d+\\s*MiB|N/A)$");
     private static final Pattern PROC_PLAIN = Pattern.compile(
-            "^(\\d+)\\s+(\\d+)\\s+(\\S+)\\s+(.*?)\\s*(\\d+\\s*MiB|N/A)$");
+            "^(\\d{1,9})\\s+(\\d{1,18})\\s+(\\S+)\\s+(.*?)\\s*(\\d+\\s*MiB|N/A)$");
 
     private enum Kind { GPU, MIG, PROCESSES }
 
@@ -231,7 +231,7 @@ public final class NvidiaSmiTableParser {
 
     private Long mib(String text, int line, String what) {
         Matcher m = MIB_VALUE.matcher(text.strip());
-        if (m.matches() && m.group(1).length() <= 15) {
+        if (m.matches() && m.group(1).length() <= 12) { // bytes must fit a long
             return Long.valueOf(m.group(1));
         }
         warnings.add("line " + line + ": " + what + ": '" + text + "' is not a MiB amount"
