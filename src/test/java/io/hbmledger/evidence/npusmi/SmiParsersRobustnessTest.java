@@ -39,7 +39,7 @@ class SmiParsersRobustnessTest {
         Random random = new Random(20261129L);
         for (Path f : files) {
             String original = Files.readString(f);
-            for (int round = 0; round < 200; round++) {
+            for (int round = 0; round < 60; round++) {
                 String damaged = damage(original, random);
                 for (Function<String, SmiParse> parser : parsers) {
                     try {
