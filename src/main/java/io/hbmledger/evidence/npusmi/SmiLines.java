@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
  */
 public final class SmiLines {
 
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;?]*[A-Za-z]|\u001B[()][0-9A-Za-z]");
 
     private SmiLines() {
@@ -107,7 +108,7 @@ public final class SmiLines {
     /** Whitespace-separated tokens of a cell; empty for a blank cell. */
     public static List<String> tokens(String cell) {
         String s = cell.strip();
-        return s.isEmpty() ? List.of() : List.of(s.split("\\s+"));
+        return s.isEmpty() ? List.of() : List.of(WHITESPACE.split(s));
     }
 
     /**
