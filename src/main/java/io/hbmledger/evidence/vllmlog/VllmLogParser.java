@@ -223,6 +223,10 @@ public final class VllmLogParser {
     private static void observe(PhraseRule rule, Matcher m, LogSegment seg, int lineNo,
                                 List<Observation> out, List<String> warnings) {
         String raw = m.group("v");
+        if (!meantAsNumber(raw)) {
+            // e.g. a traceback's source line "available_kv_cache_memory = (memory_for_..."
+            return;
+        }
         switch (rule.kind()) {
             case AMOUNT -> amount(rule.quantity(), raw, seg, lineNo, out, warnings);
             case RAW_BYTES -> {
@@ -249,6 +253,13 @@ public final class VllmLogParser {
             }
         }
     }
+
+    /** Identifiers after a phrase are code, not a figure; digits, nothing, or nan are a figure. */
+    private static boolean meantAsNumber(String raw) {
+        return raw.isBlank() || NUMBERISH.matcher(raw).find();
+    }
+
+    private static final Pattern NUMBERISH = Pattern.compile("\\d|^(?i:[-+]?nan|[-+]?inf(?:inity)?|n/a|\\?+)[.,;)]*$");
 
     private static void amount(String quantity, String raw, LogSegment seg, int lineNo,
                                List<Observation> out, List<String> warnings) {

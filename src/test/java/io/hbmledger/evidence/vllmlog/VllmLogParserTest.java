@@ -263,6 +263,15 @@ class VllmLogParserTest {
         assertThat(r.warnings()).isEmpty();
     }
 
+    @Test
+    void tracebackSourceLinesAreNeitherValuesNorWarnings() {
+        String text = "ERROR 03-07 09:51:00 worker_base.py:581]     available_kv_cache_memory = (memory_for_current_instance -\n"
+                + "ERROR 03-07 09:51:00 worker_base.py:581]     non_torch_memory = result.non_torch_increase\n";
+        VllmLogParser.Result r = VllmLogParser.parse(text);
+        assertThat(r.observations()).isEmpty();
+        assertThat(r.warnings()).isEmpty();
+    }
+
     // --- detection ---
 
     private static FileHead head(String text) {
