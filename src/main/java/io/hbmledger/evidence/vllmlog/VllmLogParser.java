@@ -55,7 +55,7 @@ public final class VllmLogParser {
             // v1/worker/gpu_model_runner.py load_model: "Model loading took %.4f GiB and %.6f
             // seconds" (m.consumed_memory / GiB_bytes); later "... GiB memory and ... seconds".
             any("weights", "Model loading took\\s+" + AMOUNT, Kind.AMOUNT),
-            any("weights_load_seconds", "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*seconds", Kind.VALUE),
+            any("weights_load_seconds", "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*(?:seconds|secs?|s)\\b", Kind.VALUE),
             // model_executor/model_loader/default_loader.py: "Loading weights took %.2f seconds".
             any("weights_load_seconds", "Loading weights took\\s+" + NUMBER, Kind.VALUE),
             // worker/worker.py determine_num_available_blocks (v0.6.5-v0.8): "model weights

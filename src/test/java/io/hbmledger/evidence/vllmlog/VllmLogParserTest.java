@@ -151,6 +151,14 @@ class VllmLogParserTest {
     }
 
     @Test
+    void modelLoadingWithShortSecondsUnit() {
+        // 55.22 x 2^30 = 55 x 2^30 + 0.22 x 2^30 = 59,055,800,320 + 236,223,201.28 = 59,292,023,521.28
+        assertThat(obs("(EngineCore pid=1) INFO 01-01 00:00:00 [gpu_model_runner.py:1] Model loading took 55.22 GiB memory and 20.3s"))
+                .extracting(Observation::quantity, Observation::bytes, Observation::value)
+                .containsExactly(tuple("weights", 59_292_023_521L, null), tuple("weights_load_seconds", null, 20.3));
+    }
+
+    @Test
     void graphCapturingFinished() {
         // 0.45 x 2^30 = 483,183,820.8
         assertThat(obs("(Worker_TP0 pid=1) INFO 10-23 15:14:56 [gpu_model_runner.py:3118] Graph capturing finished in 25 secs, took 0.45 GiB"))
