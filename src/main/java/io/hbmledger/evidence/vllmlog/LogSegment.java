@@ -46,7 +46,7 @@ record LogSegment(String process, Long pid, String message, boolean tabular) {
      * ({@code INFO 02-29 19:21:45 model_runner.py:90]}).
      */
     static final Pattern HEADER = Pattern.compile(
-            "\\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\\s+\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?\\s+"
+            "\\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\\s+(?:\\d{4}-)?\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?\\s+"
                     + "\\[?[\\w./-]+\\.py:\\d+\\]\\s?");
 
     /** Literal "^M" text, as a carriage return looks after {@code cat -v}. */
