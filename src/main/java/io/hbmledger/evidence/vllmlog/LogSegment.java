@@ -34,11 +34,12 @@ record LogSegment(String process, Long pid, String message, boolean tabular) {
     /**
      * The worker prefix vLLM adds to every line a child process prints: multiprocessing
      * workers {@code (VllmWorkerProcess pid=521)}, V1 {@code (EngineCore_DP0 pid=298)},
-     * {@code (Worker_TP0 pid=34322)}, Ray actors {@code (RayWorkerWrapper pid=1, ip=10.0.0.1)}.
+     * {@code (Worker_TP0 pid=34322)}, Ray actors {@code (RayWorkerWrapper pid=1, ip=10.0.0.1)},
+     * and Ray's bare {@code (pid=1234)} for a task or actor without a class name.
      * It is searched anywhere, not only at the start, because a tqdm bar may be glued in front.
      */
     private static final Pattern PREFIX = Pattern.compile(
-            "\\((?<label>[A-Za-z_][\\w.:-]*\\s+pid=(?<pid>\\d+)(?:,\\s*ip=[^)\\s]*)?)\\)");
+            "\\((?<label>(?:[A-Za-z_][\\w.:-]*\\s+)?pid=(?<pid>\\d+)(?:,\\s*ip=[^)\\s]*)?)\\)");
 
     /**
      * vLLM's logger format: {@code %(levelname)s %(asctime)s [%(filename)s:%(lineno)d]} with

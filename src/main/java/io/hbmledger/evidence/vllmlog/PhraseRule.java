@@ -16,8 +16,10 @@ import java.util.regex.Pattern;
 record PhraseRule(String quantity, Pattern pattern, Kind kind, Scope scope, boolean firstOnly) {
 
     enum Kind {
-        /** A memory amount with a unit; an integer without unit is bytes. */
+        /** A memory amount with its unit; vLLM always writes one here, so none is a fault. */
         AMOUNT,
+        /** A memory amount with a unit, or a byte count without one (debug key=value forms). */
+        AMOUNT_OR_BYTES,
         /** A byte count printed without unit, possibly with a fraction. */
         RAW_BYTES,
         /** A count, ratio or duration. */

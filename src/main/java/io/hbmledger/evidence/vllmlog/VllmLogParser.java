@@ -63,11 +63,12 @@ public final class VllmLogParser {
             // takes %.2fGiB; the rest of the memory reserved for KV Cache is %.2fGiB." with
             // x / GiB_bytes; the short-lived table (PR 10511) writes the same names, no "takes".
             any("weights", IF + "model weights take\\s+" + AMOUNT, Kind.AMOUNT),
-            any("weights", "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT),
+            any("weights", "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT_OR_BYTES),
             any("non_torch", "\\bnon_torch_memory(?:\\s+takes)?(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
             any("activation_peak", IF + "PyTorch activation peak memory(?:\\s+takes)?\\s+" + AMOUNT, Kind.AMOUNT),
             any("kv_cache_available", IF + "the rest of the memory reserved for KV Cache is\\s+" + AMOUNT, Kind.AMOUNT),
-            any("kv_cache_available", "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT),
+            // vllm-ascend worker_v1.py debug line writes "available_kv_cache_memory=%s" in bytes.
+            any("kv_cache_available", "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT_OR_BYTES),
             // One-line form of PR 10511 (v0.6.5): "Memory profiling results: duration=%.2f
             // seconds, total_gpu_memory=%.2fGiB, ..., non_torch_memory=%.2fGiB,
             // kv_cache_size=%.2fGiB, gpu_memory_utilization=%.2f." peak_torch_memory there
@@ -118,7 +119,9 @@ public final class VllmLogParser {
             // with the device name (GPU, CUDA, npu, ...); llm_engine.py before it.
             any("gpu_blocks", IF + "#\\s*(?:GPU|CUDA|NPU|XPU|HPU|TPU|ROCm|device) blocks:\\s*" + NUMBER, Kind.VALUE),
             any("cpu_blocks", IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
-            any("gpu_blocks", "\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            // not "Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d": the first number
+            // is the profiled count that was replaced; the "# GPU blocks" line shows the one used.
+            any("gpu_blocks", "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
             any("cpu_blocks", "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
             // vllm-ascend Mooncake connector (mooncake_engine.py register_kv_caches):
             // "num_blocks: %d, block_shape: ..." the device KV blocks it registers.
@@ -206,8 +209,8 @@ public final class VllmLogParser {
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {
             String unit = f.group("u");
-            amount("free_memory_at_start", f.group("a") + " " + unit, seg, lineNo, out, warnings);
-            amount("total_memory", f.group("b") + " " + unit, seg, lineNo, out, warnings);
+            amount("free_memory_at_start", f.group("a") + " " + unit, true, seg, lineNo, out, warnings);
+            amount("total_memory", f.group("b") + " " + unit, true, seg, lineNo, out, warnings);
         }
     }
 
@@ -228,7 +231,8 @@ public final class VllmLogParser {
             return;
         }
         switch (rule.kind()) {
-            case AMOUNT -> amount(rule.quantity(), raw, seg, lineNo, out, warnings);
+            case AMOUNT -> amount(rule.quantity(), raw, true, seg, lineNo, out, warnings);
+            case AMOUNT_OR_BYTES -> amount(rule.quantity(), raw, false, seg, lineNo, out, warnings);
             case RAW_BYTES -> {
                 Optional<Amounts.Reading> r = Amounts.read(raw);
                 if (r.isEmpty() || r.get().unit() != null) {
@@ -261,9 +265,16 @@ public final class VllmLogParser {
 
     private static final Pattern NUMBERISH = Pattern.compile("\\d|^(?i:[-+]?nan|[-+]?inf(?:inity)?|n/a|\\?+)[.,;)]*$");
 
-    private static void amount(String quantity, String raw, LogSegment seg, int lineNo,
+    /**
+     * @param unitRequired true where the emitting code always writes a unit: a bare number
+     *     there is a cut or wrapped line ("non_torch_memory=6" + ".07GiB" on the next line),
+     *     not a byte count
+     */
+    private static void amount(String quantity, String raw, boolean unitRequired, LogSegment seg, int lineNo,
                                List<Observation> out, List<String> warnings) {
-        Optional<Long> bytes = Amounts.read(raw).flatMap(Amounts::bytes);
+        Optional<Long> bytes = Amounts.read(raw)
+                .filter(r -> !unitRequired || r.unit() != null)
+                .flatMap(Amounts::bytes);
         if (bytes.isEmpty()) {
             warnings.add(unreadable(lineNo, quantity, raw));
             return;

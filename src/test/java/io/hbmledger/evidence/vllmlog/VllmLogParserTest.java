@@ -280,6 +280,35 @@ class VllmLogParserTest {
         assertThat(r.warnings()).isEmpty();
     }
 
+    @Test
+    void aValueCutByLineWrapIsNotReadAsBytes() {
+        // a paste wrapped "non_torch_memory=6.07GiB" after the 6: vLLM always writes GiB here
+        VllmLogParser.Result r = VllmLogParser.parse("INFO 12-25 14:00:28 worker.py:265] Memory profiling results: non_torch_memory=6\n.07GiB, kv_cache_size=95.28GiB\n");
+        assertThat(r.observations()).extracting(Observation::quantity).containsExactly("kv_cache_available");
+        assertThat(r.warnings()).singleElement().asString().startsWith("line 1:").contains("non_torch", "'6'");
+    }
+
+    @Test
+    void ascendDebugAvailableKvCacheMemoryInBytes() {
+        assertThat(obs("DEBUG 01-01 00:00:00 [worker_v1.py:1] rank=0 available_kv_cache_memory=10700878950 gpu_memory_utilization=0.9"))
+                .extracting(Observation::quantity, Observation::bytes, Observation::value)
+                .containsExactly(tuple("kv_cache_available", 10_700_878_950L, null), tuple("memory_utilization", null, 0.9));
+    }
+
+    @Test
+    void overriddenBlockCountIsNotTheOneUsed() {
+        String text = "INFO 01-01 00:00:00 [worker.py:1] Overriding num_gpu_blocks=6001 with num_gpu_blocks_override=512\n"
+                + "INFO 01-01 00:00:00 [executor_base.py:1] # CUDA blocks: 512, # CPU blocks: 1638\n";
+        assertThat(obs(text)).extracting(Observation::quantity, Observation::value, Observation::line)
+                .containsExactly(tuple("gpu_blocks", 512.0, 2), tuple("cpu_blocks", 1638.0, 2));
+    }
+
+    @Test
+    void bareRayPidPrefix() {
+        assertThat(obs("(pid=4242, ip=192.0.2.9) " + WEIGHTS)).extracting(Observation::process, Observation::pid)
+                .containsExactly(tuple("pid=4242, ip=192.0.2.9", 4242L));
+    }
+
     // --- detection ---
 
     private static FileHead head(String text) {
