@@ -6,6 +6,8 @@ import java.util.regex.Pattern;
  * One phrasing of one contract quantity: a pattern whose group {@code v} holds the value as
  * written (and, for the concurrency line, group {@code t} the tokens per request).
  *
+ * @param anchor lower-case text every match contains; the pattern only runs on messages that
+ *     contain it, which keeps long serving logs (mostly request lines) fast
  * @param quantity contract quantity name
  * @param pattern the phrase; group {@code v} may also catch a token that is not a number, so
  *     that a phrase whose number cannot be read gives a warning instead of silence
@@ -13,7 +15,7 @@ import java.util.regex.Pattern;
  * @param scope where the phrase counts
  * @param firstOnly take only the first match in a message
  */
-record PhraseRule(String quantity, Pattern pattern, Kind kind, Scope scope, boolean firstOnly) {
+record PhraseRule(String anchor, String quantity, Pattern pattern, Kind kind, Scope scope, boolean firstOnly) {
 
     enum Kind {
         /** A memory amount with its unit; vLLM always writes one here, so none is a fault. */
@@ -46,15 +48,15 @@ record PhraseRule(String quantity, Pattern pattern, Kind kind, Scope scope, bool
     /** A number, only when one is really there. */
     static final String NUMBER_STRICT = "(?<v>[-+]?\\d[\\d,]*(?:\\.\\d+)?)";
 
-    static PhraseRule any(String quantity, String regex, Kind kind) {
-        return new PhraseRule(quantity, Pattern.compile(regex), kind, Scope.ANY, false);
+    static PhraseRule any(String anchor, String quantity, String regex, Kind kind) {
+        return new PhraseRule(anchor, quantity, Pattern.compile(regex), kind, Scope.ANY, false);
     }
 
-    static PhraseRule scoped(String quantity, String regex, Kind kind, Scope scope) {
-        return new PhraseRule(quantity, Pattern.compile(regex), kind, scope, false);
+    static PhraseRule scoped(String anchor, String quantity, String regex, Kind kind, Scope scope) {
+        return new PhraseRule(anchor, quantity, Pattern.compile(regex), kind, scope, false);
     }
 
-    static PhraseRule first(String quantity, String regex, Kind kind) {
-        return new PhraseRule(quantity, Pattern.compile(regex), kind, Scope.ANY, true);
+    static PhraseRule first(String anchor, String quantity, String regex, Kind kind) {
+        return new PhraseRule(anchor, quantity, Pattern.compile(regex), kind, Scope.ANY, true);
     }
 }

@@ -12,10 +12,15 @@ import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -51,95 +56,95 @@ public final class VllmLogParser {
             // worker/model_runner.py load_model (V0): logger.info("Loading model weights took
             // %.4f GB", m.consumed_memory / float(2**30)); vllm_ascend model_runner.py and
             // model_runner_v1.py load_model print the same line. Early-2024 builds wrote MB.
-            any("weights", "Loading model weights took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("loading model weights took", "weights", "Loading model weights took\\s+" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_model_runner.py load_model: "Model loading took %.4f GiB and %.6f
             // seconds" (m.consumed_memory / GiB_bytes); later "... GiB memory and ... seconds".
-            any("weights", "Model loading took\\s+" + AMOUNT, Kind.AMOUNT),
-            any("weights_load_seconds", "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*(?:seconds|secs?|s)\\b", Kind.VALUE),
+            any("model loading took", "weights", "Model loading took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("model loading took", "weights_load_seconds", "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*(?:seconds|secs?|s)\\b", Kind.VALUE),
             // model_executor/model_loader/default_loader.py: "Loading weights took %.2f seconds".
-            any("weights_load_seconds", "Loading weights took\\s+" + NUMBER, Kind.VALUE),
+            any("loading weights took", "weights_load_seconds", "Loading weights took\\s+" + NUMBER, Kind.VALUE),
             // worker/worker.py determine_num_available_blocks (v0.6.5-v0.8): "model weights
             // take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch activation peak memory
             // takes %.2fGiB; the rest of the memory reserved for KV Cache is %.2fGiB." with
             // x / GiB_bytes; the short-lived table (PR 10511) writes the same names, no "takes".
-            any("weights", IF + "model weights take\\s+" + AMOUNT, Kind.AMOUNT),
-            any("weights", "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT_OR_BYTES),
-            any("non_torch", "\\bnon_torch_memory(?:\\s+takes)?(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
-            any("activation_peak", IF + "PyTorch activation peak memory(?:\\s+takes)?\\s+" + AMOUNT, Kind.AMOUNT),
-            any("kv_cache_available", IF + "the rest of the memory reserved for KV Cache is\\s+" + AMOUNT, Kind.AMOUNT),
+            any("model weights take", "weights", IF + "model weights take\\s+" + AMOUNT, Kind.AMOUNT),
+            any("weights_memory", "weights", "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("non_torch_memory", "non_torch", "\\bnon_torch_memory(?:\\s+takes)?(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("activation peak memory", "activation_peak", IF + "PyTorch activation peak memory(?:\\s+takes)?\\s+" + AMOUNT, Kind.AMOUNT),
+            any("reserved for kv cache", "kv_cache_available", IF + "the rest of the memory reserved for KV Cache is\\s+" + AMOUNT, Kind.AMOUNT),
             // vllm-ascend worker_v1.py debug line writes "available_kv_cache_memory=%s" in bytes.
-            any("kv_cache_available", "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("available_kv_cache_memory", "kv_cache_available", "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT_OR_BYTES),
             // One-line form of PR 10511 (v0.6.5): "Memory profiling results: duration=%.2f
             // seconds, total_gpu_memory=%.2fGiB, ..., non_torch_memory=%.2fGiB,
             // kv_cache_size=%.2fGiB, gpu_memory_utilization=%.2f." peak_torch_memory there
             // includes the weights, so it is not an activation peak and is not read.
-            any("kv_cache_available", "\\bkv_cache_size\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
-            scoped("profiling_seconds", "\\bduration\\s*=\\s*" + NUMBER_STRICT, Kind.VALUE, Scope.PROFILING_PAIRS),
-            scoped("profiling_seconds", "^duration\\s+" + NUMBER, Kind.VALUE, Scope.PROFILING_TABLE),
+            any("kv_cache_size", "kv_cache_available", "\\bkv_cache_size\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
+            scoped("duration", "profiling_seconds", "\\bduration\\s*=\\s*" + NUMBER_STRICT, Kind.VALUE, Scope.PROFILING_PAIRS),
+            scoped("duration", "profiling_seconds", "^duration\\s+" + NUMBER, Kind.VALUE, Scope.PROFILING_TABLE),
             // v1/worker/gpu_worker.py determine_available_memory: "Available KV cache memory:
             // %.2f GiB" (available_kv_cache_memory / GiB_bytes); may be negative.
-            any("kv_cache_available", IF + "Available KV cache memory:\\s*" + AMOUNT, Kind.AMOUNT),
-            any("profiling_seconds", IF + "Memory profiling takes\\s+" + NUMBER, Kind.VALUE),
+            any("available kv cache memory:", "kv_cache_available", IF + "Available KV cache memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("memory profiling takes", "profiling_seconds", IF + "Memory profiling takes\\s+" + NUMBER, Kind.VALUE),
             // "the current vLLM instance can use total_gpu_memory (%.2fGiB) x
             // gpu_memory_utilization (%.2f) = %.2fGiB" (worker/worker.py), and the table rows.
-            any("total_memory", "\\btotal_gpu_memory(?:\\s*[=(]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
-            any("memory_utilization", "\\bgpu_memory_utilization(?:\\s*[=(:]\\s*|'\\s*:\\s*|\\s+)" + NUMBER_STRICT + "(?![\\d.]*[A-Za-z])", Kind.VALUE),
-            any("memory_utilization", "--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
-            any("instance_budget", "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
-            any("instance_budget", IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
+            any("total_gpu_memory", "total_memory", "\\btotal_gpu_memory(?:\\s*[=(]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("gpu_memory_utilization", "memory_utilization", "\\bgpu_memory_utilization(?:\\s*[=(:]\\s*|'\\s*:\\s*|\\s+)" + NUMBER_STRICT + "(?![\\d.]*[A-Za-z])", Kind.VALUE),
+            any("utilization", "memory_utilization", "--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
+            any("gpu_memory_utilization", "instance_budget", "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
+            any("instance can use", "instance_budget", IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_worker.py (v0.11+): "Free memory on device (%.2f/%.2f GiB) on startup.
             // Desired GPU memory utilization is (%s, %.2f GiB). Actual usage is %.2f GiB for
             // weight, %.2f GiB for peak activation, %.2f GiB for non-torch memory, and %.2f GiB
             // for CUDAGraph memory. Replace gpu_memory_utilization config with
             // `--kv-cache-memory=%d` to fit into requested memory, or `--kv-cache-memory=%d` to
             // fully utilize gpu memory." The free/total pair is read by FREE_ON_DEVICE below.
-            any("memory_utilization", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
-            any("instance_budget", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
-            any("weights", AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
-            any("activation_peak", AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
-            any("non_torch", AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
-            any("graph_memory", AMOUNT_STRICT + "\\s+for CUDAGraph memory", Kind.AMOUNT),
+            any("memory utilization", "memory_utilization", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("memory utilization", "instance_budget", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
+            any(" for weight", "weights", AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
+            any("for peak activation", "activation_peak", AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
+            any("for non-torch memory", "non_torch", AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
+            any("for cudagraph memory", "graph_memory", AMOUNT_STRICT + "\\s+for CUDAGraph memory", Kind.AMOUNT),
             // Only the first suggestion: it fits the requested utilization; the second one
             // ("to fully utilize gpu memory") is a different quantity.
-            first("kv_cache_suggested", "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
+            first("--kv-cache-memory=", "kv_cache_suggested", "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
             // v1/worker/gpu_model_runner.py capture_model: "Graph capturing finished in %.0f
             // secs, took %.2f GiB" (cuda_graph_size / GiB_bytes); vllm-ascend prints the same.
-            any("graph_memory", IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
-            any("graph_memory", IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
+            any("graph capturing finished", "graph_memory", IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("graph", "graph_memory", IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
             // vllm_ascend/worker/worker_v1.py determine_available_memory: logger.info(
             // f"Available memory: {usable_memory_size}, total memory: {total_npu_memory}"),
             // both plain byte counts from NPUPlatform.mem_get_info().
-            any("available_memory", "\\bAvailable memory:\\s*" + NUMBER, Kind.RAW_BYTES),
-            any("total_memory", "\\bAvailable memory:[^,]*,\\s*total memory:\\s*" + NUMBER, Kind.RAW_BYTES),
+            any("available memory:", "available_memory", "\\bAvailable memory:\\s*" + NUMBER, Kind.RAW_BYTES),
+            any("total memory:", "total_memory", "\\bAvailable memory:[^,]*,\\s*total memory:\\s*" + NUMBER, Kind.RAW_BYTES),
             // v1/core/kv_cache_utils.py: "GPU KV cache size: {num_tokens:,} tokens" and
             // "Maximum concurrency for {max_model_len:,} tokens per request: {x:.2f}x".
-            any("kv_cache_tokens", IF + "GPU KV cache size:\\s*" + NUMBER + "\\s*tokens", Kind.VALUE),
-            any("max_concurrency", IF + "Maximum concurrency for\\s+(?<t>[\\d,]+)\\s+tokens per request:\\s*" + NUMBER, Kind.VALUE),
+            any("gpu kv cache size:", "kv_cache_tokens", IF + "GPU KV cache size:\\s*" + NUMBER + "\\s*tokens", Kind.VALUE),
+            any("maximum concurrency for", "max_concurrency", IF + "Maximum concurrency for\\s+(?<t>[\\d,]+)\\s+tokens per request:\\s*" + NUMBER, Kind.VALUE),
             // executor/executor_base.py initialize_cache: "# %s blocks: %d, # CPU blocks: %d"
             // with the device name (GPU, CUDA, npu, ...); llm_engine.py before it.
-            any("gpu_blocks", IF + "#\\s*(?:GPU|CUDA|NPU|XPU|HPU|TPU|ROCm|device) blocks:\\s*" + NUMBER, Kind.VALUE),
-            any("cpu_blocks", IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
+            any(" blocks:", "gpu_blocks", IF + "#\\s*(?:GPU|CUDA|NPU|XPU|HPU|TPU|ROCm|device) blocks:\\s*" + NUMBER, Kind.VALUE),
+            any("cpu blocks:", "cpu_blocks", IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
             // not "Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d": the first number
             // is the profiled count that was replaced; the "# GPU blocks" line shows the one used.
-            any("gpu_blocks", "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
-            any("cpu_blocks", "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_gpu_blocks", "gpu_blocks", "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_cpu_blocks", "cpu_blocks", "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
             // vllm-ascend Mooncake connector (mooncake_engine.py register_kv_caches):
             // "num_blocks: %d, block_shape: ..." the device KV blocks it registers.
-            any("gpu_blocks", "\\bnum_blocks:\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_blocks:", "gpu_blocks", "\\bnum_blocks:\\s*" + NUMBER_STRICT, Kind.VALUE),
             // PyTorch caching allocator OOM (c10/cuda/CUDACachingAllocator.cpp, torch_npu's
             // NPUCachingAllocator copies it): "Tried to allocate X (GPU n; X total capacity;
             // X already allocated; X free; X reserved in total by PyTorch)"; since torch 2.1:
             // "Tried to allocate X. GPU n has a total capacity of X of which X is free. ...
             // Of the allocated memory X is allocated by PyTorch, and X is reserved by PyTorch
             // but unallocated." Sizes come from format_size: GiB/MiB/KiB/bytes.
-            scoped("oom_tried", "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
-            scoped("oom_total_capacity", AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
-            scoped("oom_total_capacity", "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
-            scoped("oom_allocated", AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
-            scoped("oom_allocated", "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
-            scoped("oom_free", AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
-            scoped("oom_free", "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
-            scoped("oom_reserved", AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
+            scoped("tried to allocate", "oom_tried", "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity", "oom_total_capacity", AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity of", "oom_total_capacity", "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
+            scoped("already allocated", "oom_allocated", AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
+            scoped("allocated by pytorch", "oom_allocated", "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
+            scoped(" free", "oom_free", AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
+            scoped("is free", "oom_free", "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
+            scoped("reserved in total by pytorch", "oom_reserved", AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
 
     /** "Free memory on device (a/b GiB)": a is free at startup, b is the device total. */
     private static final Pattern FREE_ON_DEVICE = Pattern.compile(
@@ -158,31 +163,100 @@ public final class VllmLogParser {
     private VllmLogParser() {
     }
 
-    /** Reads a whole log. */
+    /** Reads a whole log given as text. */
     public static Result parse(String text) {
+        try {
+            return parse(new BufferedReader(new StringReader(text)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringReader does not fail
+        }
+    }
+
+    /**
+     * Reads a log line by line, in memory that does not grow with the log: serving logs of a
+     * long run reach gigabytes. Lines are numbered as {@link TextLines} does: LF ends a line,
+     * a CR right before it belongs to the ending, a lone CR stays inside the line.
+     *
+     * @throws IOException when the reader fails
+     */
+    public static Result parse(BufferedReader in) throws IOException {
         List<Observation> observations = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         // open profiling tables, by process label ("" for lines without a prefix)
         Set<String> openTables = new HashSet<>();
-        List<String> lines = TextLines.split(text);
-        for (int i = 0; i < lines.size(); i++) {
-            int lineNo = i + 1;
-            for (LogSegment seg : LogSegment.of(lines.get(i))) {
-                String key = seg.process() == null ? "" : seg.process();
-                String msg = seg.message();
-                boolean inTable = openTables.contains(key) && TABLE_ROW.matcher(msg).find();
-                if (!inTable) {
-                    openTables.remove(key);
-                }
-                if (TABLE_HEADER.matcher(msg).find()) {
-                    openTables.add(key);
-                }
-                boolean pairs = PAIRS_HEADER.matcher(msg).find();
-                boolean oom = OOM.matcher(msg).find();
-                readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
+        StringBuilder buf = new StringBuilder(256);
+        int lineNo = 0;
+        int c;
+        boolean pending = false;
+        while (true) {
+            c = in.read();
+            if (c != '\n' && c >= 0) {
+                buf.append((char) c);
+                pending = true;
+                continue;
+            }
+            if (c < 0 && !pending) {
+                break;
+            }
+            int len = buf.length();
+            if (len > 0 && buf.charAt(len - 1) == '\r') {
+                buf.setLength(len - 1);
+            }
+            lineNo++;
+            readLine(buf.toString(), lineNo, openTables, observations, warnings);
+            buf.setLength(0);
+            pending = false;
+            if (c < 0) {
+                break;
             }
         }
         return new Result(observations, warnings);
+    }
+
+    private static void readLine(String line, int lineNo, Set<String> openTables,
+                                 List<Observation> observations, List<String> warnings) {
+        boolean candidate = mayHoldFigure(line);
+        if (!candidate && openTables.isEmpty()) {
+            return;
+        }
+        for (LogSegment seg : LogSegment.of(line)) {
+            String key = seg.process() == null ? "" : seg.process();
+            if (!candidate) {
+                openTables.remove(key);
+                continue;
+            }
+            String msg = seg.message();
+            boolean inTable = openTables.contains(key) && TABLE_ROW.matcher(msg).find();
+            if (!inTable) {
+                openTables.remove(key);
+            }
+            if (TABLE_HEADER.matcher(msg).find()) {
+                openTables.add(key);
+            }
+            boolean pairs = PAIRS_HEADER.matcher(msg).find();
+            boolean oom = OOM.matcher(msg).find();
+            readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
+        }
+    }
+
+    /**
+     * The rules' anchors plus the two headers: a line holding none of them cannot hold a figure.
+     * Serving logs are mostly request and throughput lines, and skipping them before any regex
+     * keeps long logs fast.
+     */
+    private static final List<String> KEYWORDS = java.util.stream.Stream.concat(
+                    RULES.stream().map(PhraseRule::anchor),
+                    java.util.stream.Stream.of("memory profiling results", "free memory on device"))
+            .distinct().toList();
+
+    private static boolean mayHoldFigure(String line) {
+        String lower = line.toLowerCase(Locale.ROOT);
+        for (String k : KEYWORDS) {
+            if (lower.contains(k)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void readSegment(LogSegment seg, int lineNo, boolean inTable, boolean pairs,
@@ -190,8 +264,9 @@ public final class VllmLogParser {
         String msg = seg.message();
         // one value position gives one observation per quantity, even when two phrasings match
         Map<String, Set<Integer>> taken = new HashMap<>();
+        String lower = msg.toLowerCase(Locale.ROOT);
         for (PhraseRule rule : RULES) {
-            if (!applies(rule.scope(), inTable, pairs, oom)) {
+            if (!applies(rule.scope(), inTable, pairs, oom) || !lower.contains(rule.anchor())) {
                 continue;
             }
             Matcher m = rule.pattern().matcher(msg);

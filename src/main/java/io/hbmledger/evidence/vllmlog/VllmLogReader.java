@@ -4,7 +4,10 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +25,7 @@ import java.util.regex.Pattern;
  * phrases, anywhere in the first 64 KiB, so that an excerpt starting mid-way is still
  * recognised. Memory amounts are converted to bytes (see {@link Amounts} for the unit rules),
  * counts, ratios and seconds are values. Parsing is done by {@link VllmLogParser}; this class
- * only reads the file (UTF-8, malformed bytes replaced).
+ * only streams the file (UTF-8, malformed bytes replaced), so memory does not grow with it.
  */
 public final class VllmLogReader implements EvidenceReader {
 
@@ -60,8 +63,14 @@ public final class VllmLogReader implements EvidenceReader {
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException {
-        String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
-        VllmLogParser.Result r = VllmLogParser.parse(text);
+        VllmLogParser.Result r;
+        // decoder replaces malformed bytes (a log cut mid-character, GBK text) with U+FFFD
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+                StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPLACE)
+                        .onUnmappableCharacter(CodingErrorAction.REPLACE)), 1 << 16)) {
+            r = VllmLogParser.parse(in);
+        }
         List<String> warnings = new ArrayList<>(r.warnings());
         if (r.observations().isEmpty()) {
             warnings.add("line 1: a vLLM log, but it holds no memory figure this reader knows"

@@ -60,6 +60,14 @@ class VllmLogParserTest {
     }
 
     @Test
+    void lineNumbersAgreeWithTextLines() {
+        String text = "a\r\nb\rc\n\n" + WEIGHTS + "\r\n\n" + WEIGHTS;
+        // TextLines gives a, b<CR>c, "", WEIGHTS, "", WEIGHTS: figures on lines 4 and 6
+        assertThat(io.hbmledger.evidence.TextLines.split(text)).hasSize(6);
+        assertThat(obs(text)).extracting(Observation::line).containsExactly(4, 6);
+    }
+
+    @Test
     void prefixGluedAfterATqdmBarWithoutCr() {
         String text = "Processed prompts:   0%|   | 0/1 [00:00<?, ?it/s](EngineCore_0 pid=1440043) INFO 09-02 03:32:19 "
                 + "[kv_cache_utils.py:850] GPU KV cache size: 252,800 tokens";
