@@ -92,6 +92,20 @@ public final class VllmLogParser {
             any("utilization", "memory_utilization", "--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
             any("gpu_memory_utilization", "instance_budget", "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
             any("instance can use", "instance_budget", IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
+            // v1/worker/gpu_worker.py (v0.8+) logs MemoryProfilingResult.__repr__ (vllm/utils
+            // mem_utils): "Memory profiling takes %.2f seconds. Total non KV cache memory: XGiB;
+            // torch peak memory increase: XGiB; non-torch forward increase memory: XGiB; weights
+            // memory: XGiB." (format_gib = bytes / GiB_bytes); vllm-ascend's copy starts with
+            // "Total npu memory: X GiB;". "Total non KV cache memory" has no contract quantity.
+            any("torch peak memory increase:", "activation_peak", IF + "torch peak memory increase:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("non-torch forward increase memory:", "non_torch", IF + "non-torch forward increase memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("weights memory:", "weights", IF + "\\bweights memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("total npu memory:", "total_memory", IF + "Total npu memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            // same worker, debug: "Initial free memory: %.2f GiB; Requested memory: %.2f (util),
+            // %.2f GiB" (init_snapshot.free_memory, gpu_memory_utilization, requested_memory).
+            any("initial free memory:", "free_memory_at_start", IF + "Initial free memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("requested memory:", "memory_utilization", IF + "Requested memory:\\s*" + NUMBER_STRICT + "\\s*\\(util\\)", Kind.VALUE),
+            any("requested memory:", "instance_budget", IF + "Requested memory:\\s*[^,;]*\\(util\\),\\s*" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_worker.py (v0.11+): "Free memory on device (%.2f/%.2f GiB) on startup.
             // Desired GPU memory utilization is (%s, %.2f GiB). Actual usage is %.2f GiB for
             // weight, %.2f GiB for peak activation, %.2f GiB for non-torch memory, and %.2f GiB
@@ -110,6 +124,7 @@ public final class VllmLogParser {
             // v1/worker/gpu_model_runner.py capture_model: "Graph capturing finished in %.0f
             // secs, took %.2f GiB" (cuda_graph_size / GiB_bytes); vllm-ascend prints the same.
             any("graph capturing finished", "graph_memory", IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
+            // "CUDA graph pool memory: %.2f GiB (actual), %.2f GiB (estimated)": the first is read.
             any("graph", "graph_memory", IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
             // vllm_ascend/worker/worker_v1.py determine_available_memory: logger.info(
             // f"Available memory: {usable_memory_size}, total memory: {total_npu_memory}"),

@@ -317,6 +317,26 @@ class VllmLogParserTest {
                 .containsExactly(tuple("pid=4242, ip=192.0.2.9", 4242L));
     }
 
+    @Test
+    void v1MemoryProfilingResultRepr() {
+        String text = "(EngineCore_DP0 pid=7) DEBUG 07-17 01:02:40 [gpu_worker.py:270] Initial free memory: 43.90 GiB; Requested memory: 0.95 (util), 42.17 GiB\n"
+                + "(EngineCore_DP0 pid=7) DEBUG 07-17 01:02:45 [gpu_worker.py:298] Memory profiling takes 11.20 seconds. Total non KV cache memory: 20.19GiB; "
+                + "torch peak memory increase: 1.42GiB; non-torch forward increase memory: 0.51GiB; weights memory: 18.26GiB.\n"
+                + "(EngineCore_DP0 pid=7) DEBUG 07-17 01:02:46 [gpu_worker.py:300] CUDA graph pool memory: 0.50 GiB (actual), 0.80 GiB (estimated), difference: 0.30 GiB (37.5%).\n";
+        // 43.90 x 2^30 = 43 x 2^30 + 0.9 x 2^30 = 46,170,898,432 + 966,367,641.6 = 47,137,266,073.6; 42.17 -> 45,279,692,718.08; 1.42 -> 1,524,713,390.08;
+        // 0.51 -> 547,608,330.24; 18.26 -> 19,606,525,706.24; 0.50 -> 536,870,912
+        assertThat(obs(text)).extracting(Observation::quantity, Observation::line, Observation::bytes, Observation::value)
+                .containsExactlyInAnyOrder(
+                        tuple("free_memory_at_start", 1, 47_137_266_074L, null),
+                        tuple("memory_utilization", 1, null, 0.95),
+                        tuple("instance_budget", 1, 45_279_692_718L, null),
+                        tuple("profiling_seconds", 2, null, 11.2),
+                        tuple("activation_peak", 2, 1_524_713_390L, null),
+                        tuple("non_torch", 2, 547_608_330L, null),
+                        tuple("weights", 2, 19_606_525_706L, null),
+                        tuple("graph_memory", 3, 536_870_912L, null));
+    }
+
     // --- detection ---
 
     private static FileHead head(String text) {
