@@ -325,12 +325,15 @@ public final class VllmLogParser {
             case AMOUNT_OR_BYTES -> amount(rule.quantity(), raw, false, seg, lineNo, out, warnings);
             case RAW_BYTES -> {
                 Optional<Amounts.Reading> r = Amounts.read(raw);
-                if (r.isEmpty() || r.get().unit() != null) {
+                if (r.isEmpty()) {
                     warnings.add(unreadable(lineNo, rule.quantity(), raw));
-                    return;
+                } else if (r.get().unit() != null) {
+                    // a build that prints a unit after all: the unit rules apply
+                    amount(rule.quantity(), raw, true, seg, lineNo, out, warnings);
+                } else {
+                    out.add(context(Observation.bytes(rule.quantity(), Amounts.rawBytes(r.get()), lineNo,
+                            r.get().text()), seg));
                 }
-                out.add(context(Observation.bytes(rule.quantity(), Amounts.rawBytes(r.get()), lineNo,
-                        r.get().text()), seg));
             }
             case VALUE -> {
                 Optional<Amounts.Reading> r = Amounts.read(raw);

@@ -337,6 +337,17 @@ class VllmLogParserTest {
                         tuple("graph_memory", 3, 536_870_912L, null));
     }
 
+    @Test
+    void consumedMemoryIsNotWeights() {
+        // v0.11+ variant: "16.66 GiB for consumed memory (weights + non-torch)" is a sum, not the weights
+        String text = "Free memory on device (30.86/31.36 GiB) on startup. Desired GPU memory utilization is (0.9, 28.22 GiB). "
+                + "Actual usage is 16.66 GiB for consumed memory (weights + non-torch), 1.20 GiB for peak activation, "
+                + "and 0.50 GiB for CUDAGraph memory.";
+        assertThat(obs(text)).extracting(Observation::quantity)
+                .containsExactlyInAnyOrder("memory_utilization", "instance_budget", "activation_peak", "graph_memory",
+                        "free_memory_at_start", "total_memory");
+    }
+
     // --- detection ---
 
     private static FileHead head(String text) {
