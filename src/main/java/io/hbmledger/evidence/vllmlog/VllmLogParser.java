@@ -35,7 +35,14 @@ import java.util.regex.Pattern;
  * cleaned of colour codes, and its worker prefix becomes the observation's {@code process}.
  * Every phrase in {@link #RULES} is then looked for in the message. A phrase whose number
  * cannot be read gives a warning naming the line, and no observation: absent, never 0.
- * Units follow {@link Amounts}.
+ *
+ * <p>Source format: the logger output of vLLM v0.3 (early 2024, "Loading model weights took
+ * 244.61 MB") through the V0 worker summaries (v0.6.5-v0.8) and the V1 engine (v0.8 onwards,
+ * "Model loading took X GiB", "Free memory on device (a/b GiB)"), and of vllm-ascend's V0 and
+ * V1 workers. Memory amounts become bytes: GiB and vLLM's "GB" x 2^30, MiB and early "MB"
+ * x 2^20, KiB x 2^10; vllm-ascend's unit-less "Available memory: N, total memory: M" and
+ * {@code --kv-cache-memory=N} are bytes (see {@link Amounts}). Counts, ratios and seconds are
+ * values. Nothing is thrown for bad content; the stream variant throws only I/O errors.
  */
 public final class VllmLogParser {
 
