@@ -101,7 +101,7 @@ public final class NpuSmiFormat {
 
     private static boolean hasTag(SimState.SimDevice d, String tag) {
         for (SimState.Allocation a : d.allocations()) {
-            if (a.tag().equals(tag)) {
+            if (a.tag().startsWith(tag)) {
                 return true;
             }
         }
