@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </pre>
  * runs the application (argument list, no shell; the {@code --application} string is split on
  * whitespace, as msprof does, which is why the documentation recommends the first form), samples
- * the simulated devices at HZ (1..100, default 20) while it runs into
+ * the simulated devices at HZ (1..1000, default 50, sampled at most 100 times a second) while it runs into
  * {@code DIR/PROF_000001_<time>_<random>/device_N/data/}, then exports as below, and exits with the
  * application's exit code. Devices sampled: {@code $ASCEND_RT_VISIBLE_DEVICES}, else all.
  * On SIGINT/SIGTERM it waits for the application to exit (SIGTERM to it after 30 s), keeps the raw
@@ -115,13 +115,16 @@ public final class MsprofSim {
         }
         int hz;
         try {
-            hz = Integer.parseInt(opts.getOrDefault("sys-hardware-mem-freq", "20"));
+            hz = Integer.parseInt(opts.getOrDefault("sys-hardware-mem-freq", "50"));
         } catch (NumberFormatException e) {
-            throw new SimException("--sys-hardware-mem-freq must be an integer in 1..100", 2);
+            throw new SimException("--sys-hardware-mem-freq must be an integer in 1..1000", 2);
         }
-        if (hz < 1 || hz > 100) {
-            throw new SimException("--sys-hardware-mem-freq=" + hz + " is outside 1..100", 2);
+        // msprof CLI guide: 1..1000 Hz, default 50; the acl API (ACL_PROF_SYS_HARDWARE_MEM_FREQ)
+        // documents [1,100] for component memory, so the simulator samples at most 100 times a second.
+        if (hz < 1 || hz > 1000) {
+            throw new SimException("--sys-hardware-mem-freq=" + hz + " is outside 1..1000", 2);
         }
+        int sampleHz = Math.min(hz, 100);
         SimStateStore store = SimStateStore.locate(opts.containsKey("sim-home") ? opts.get("sim-home")
                 : env.get(SimStateStore.HOME_ENV));
         Path output = Path.of(opts.getOrDefault("output", ".")).toAbsolutePath().normalize();
@@ -161,7 +164,7 @@ public final class MsprofSim {
                     } catch (IOException | RuntimeException e) {
                         err.println("[WARNING] msprof (SIMULATOR): a sample failed: " + e);
                     }
-                }, 0, 1_000_000 / hz, TimeUnit.MICROSECONDS);
+                }, 0, 1_000_000 / sampleHz, TimeUnit.MICROSECONDS);
             }
             try {
                 rc = child.waitFor();

@@ -28,7 +28,7 @@ import java.util.Map;
  * @param kvHeads       num_key_value_heads (0 for MLA)
  * @param headDim       head_dim (or hidden_size / num_attention_heads)
  * @param mlaDim        kv_lora_rank + qk_rope_head_dim for MLA models, else 0
- * @param dtypeBytes    bytes per element of the weights and KV cache (bf16/fp16: 2)
+ * @param dtypeBytes    bytes per element of the KV cache (bf16/fp16: 2; fp8: 1)
  * @param maxModelLen   max_position_embeddings (capped by --max-model-len)
  * @param shards        number of *.safetensors files (for the loading progress line)
  */
@@ -72,7 +72,9 @@ public record SimModel(long weightBytes, String weightSource, int layers, int kv
                 if (text.has("kv_lora_rank")) {
                     mla = text.path("kv_lora_rank").asInt() + text.path("qk_rope_head_dim").asInt();
                 }
-                dtype = dtypeBytes(text.path("torch_dtype").asText(c.path("torch_dtype").asText("bfloat16")));
+                // vLLM's --dtype auto runs float32 checkpoints in 16 bits ("auto" = FP16 for FP32 models)
+                int checkpoint = dtypeBytes(text.path("torch_dtype").asText(c.path("torch_dtype").asText("bfloat16")));
+                dtype = checkpoint == 4 ? 2 : checkpoint;
                 maxLen = text.path("max_position_embeddings").asInt(maxLen);
             }
             long[] st = safetensorsBytes(dir);
@@ -103,6 +105,14 @@ public record SimModel(long weightBytes, String weightSource, int layers, int kv
         }
         if (args.maxModelLen() != null) {
             maxLen = args.maxModelLen();
+        }
+        String dtypeOpt = args.nonDefault().get("--dtype");
+        if (dtypeOpt != null && !dtypeOpt.equals("auto")) {
+            dtype = dtypeBytes(dtypeOpt.equals("half") ? "float16" : dtypeOpt);
+        }
+        String kvDtype = args.nonDefault().getOrDefault("--kv-cache-dtype", "auto");
+        if (kvDtype.startsWith("fp8") || kvDtype.startsWith("int8")) {
+            dtype = 1; // the KV cache element size; weights bytes are already fixed above
         }
         return new SimModel(weights, source, layers, kvHeads, headDim, mla, dtype, maxLen, shards);
     }
