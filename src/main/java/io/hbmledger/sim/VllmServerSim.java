@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code activation-gib}, {@code graph-gib}, {@code step-ms} ({@code HBM_SIM_STEP_MS}, default
  * 100), {@code slow-start-ms} ({@code HBM_SIM_VLLM_SLOW_START_MS}), {@code die-at} and
  * {@code hang-at} (phase init|load|profile|kv|graph|ready; {@code HBM_SIM_VLLM_DIE_AT},
- * {@code HBM_SIM_VLLM_HANG_AT}), {@code prefill-ms} (default 30), {@code ms-per-token} (default 2),
+ * {@code HBM_SIM_VLLM_HANG_AT}), {@code stop-ms} ({@code HBM_SIM_VLLM_STOP_MS}: delay before the
+ * memory is released on SIGINT/SIGTERM), {@code prefill-ms} (default 30), {@code ms-per-token} (default 2),
  * {@code layers}, {@code kv-heads}, {@code head-dim}, {@code max-position} for a model given by name.
  */
 public final class VllmServerSim {
@@ -97,6 +98,7 @@ public final class VllmServerSim {
         }
 
         AtomicBoolean serving = new AtomicBoolean(false);
+        long stopMs = Long.parseLong(args.simOption("stop-ms", env, "HBM_SIM_VLLM_STOP_MS", "0"));
         ExecutorService pool = Executors.newFixedThreadPool(16);
         Thread hook = new Thread(() -> {
             if (serving.get()) {
@@ -104,6 +106,8 @@ public final class VllmServerSim {
                 server.stop(0);
                 pool.shutdownNow();
             }
+            // a real server takes a while to hand its memory back; collectors must poll for it
+            VllmEngineSim.sleep(stopMs);
             try {
                 store.releaseAll(pid);
             } catch (IOException | RuntimeException e) {
