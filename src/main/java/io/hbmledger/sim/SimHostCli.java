@@ -104,7 +104,7 @@ public final class SimHostCli {
         long seconds = Long.parseLong(orDefault(NpuSmiSim.takeOption(args, "--seconds"), "0"));
         SimStateStore store = SimStateStore.locate(home);
         long pid = ProcessHandle.current().pid();
-        store.allocate(device, new SimState.Allocation(pid, name, "hold", mib * SimState.MIB));
+        store.allocate(device, SimState.Allocation.own(name, "hold", mib * SimState.MIB));
         out.println("hbm-sim: pid " + pid + " holds " + mib + " MiB on simulated NPU " + device
                 + (seconds > 0 ? " for " + seconds + " s" : " until killed"));
         out.flush();

@@ -3,7 +3,7 @@ package io.hbmledger.sim;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 
 /**
  * SIMULATOR state: the whole simulated Ascend host as stored in {@code $HBM_SIM_HOME/state.json}.
@@ -74,8 +74,8 @@ public record SimState(int version, String chipName, String npuSmiVersion, long 
         throw new IllegalArgumentException("simulated host has no NPU " + replacement.id());
     }
 
-    /** A copy without the allocations of pids for which {@code alive} is false. */
-    public SimState withoutDead(LongPredicate alive) {
+    /** A copy without the allocations for which {@code alive} is false. */
+    public SimState withoutDead(Predicate<Allocation> alive) {
         List<SimDevice> copy = new ArrayList<>();
         for (SimDevice d : devices) {
             copy.add(d.withoutDead(alive));
@@ -85,7 +85,7 @@ public record SimState(int version, String chipName, String npuSmiVersion, long 
 
     /** A copy without any allocation of this pid (a process that released its memory or exited). */
     public SimState withoutPid(long pid) {
-        return withoutDead(p -> p != pid);
+        return withoutDead(a -> a.pid() != pid);
     }
 
     /**
@@ -151,10 +151,10 @@ public record SimState(int version, String chipName, String npuSmiVersion, long 
             return new SimDevice(id, busId, baselineMib, copy);
         }
 
-        SimDevice withoutDead(LongPredicate alive) {
+        SimDevice withoutDead(Predicate<Allocation> alive) {
             List<Allocation> copy = new ArrayList<>();
             for (Allocation a : allocations) {
-                if (alive.test(a.pid())) {
+                if (alive.test(a)) {
                     copy.add(a);
                 }
             }
@@ -172,8 +172,22 @@ public record SimState(int version, String chipName, String npuSmiVersion, long 
      *                    {@code graph}, {@code activation}, {@code hold}; msprof's component split
      *                    is derived from it
      * @param bytes       size in bytes
+     * @param pidStartMs  start time of the owning process (epoch milliseconds), so that a reused
+     *                    pid (pid_max is often 32768) does not keep a dead process's memory; 0 when
+     *                    unknown
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Allocation(long pid, String processName, String tag, long bytes) {
+    public record Allocation(long pid, String processName, String tag, long bytes, long pidStartMs) {
+
+        /** An allocation of a pid whose start time is not checked. */
+        public Allocation(long pid, String processName, String tag, long bytes) {
+            this(pid, processName, tag, bytes, 0);
+        }
+
+        /** An allocation owned by the current process. */
+        public static Allocation own(String processName, String tag, long bytes) {
+            ProcessHandle me = ProcessHandle.current();
+            return new Allocation(me.pid(), processName, tag, bytes, SimStateStore.startMillis(me));
+        }
     }
 }

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -45,7 +46,7 @@ public final class SimStateStore {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final Path home;
-    private final LongPredicate alive;
+    private final Predicate<SimState.Allocation> alive;
 
     /**
      * @param home  the state directory
@@ -53,12 +54,13 @@ public final class SimStateStore {
      */
     public SimStateStore(Path home, LongPredicate alive) {
         this.home = home.toAbsolutePath().normalize();
-        this.alive = alive;
+        this.alive = a -> alive.test(a.pid());
     }
 
-    /** A store whose liveness check asks the operating system. */
+    /** A store whose liveness check asks the operating system (pid alive and, when known, same start time). */
     public SimStateStore(Path home) {
-        this(home, SimStateStore::osAlive);
+        this.home = home.toAbsolutePath().normalize();
+        this.alive = SimStateStore::osAlive;
     }
 
     /**
@@ -84,9 +86,16 @@ public final class SimStateStore {
         return home;
     }
 
-    /** True when the operating system knows a live process with this pid. */
-    public static boolean osAlive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    /** True when the owning process is alive: its pid exists and, when recorded, started at the same time. */
+    static boolean osAlive(SimState.Allocation a) {
+        return ProcessHandle.of(a.pid()).filter(ProcessHandle::isAlive)
+                .map(h -> a.pidStartMs() == 0 || Math.abs(startMillis(h) - a.pidStartMs()) < 2000)
+                .orElse(false);
+    }
+
+    /** Start time of a process in epoch milliseconds, 0 when the OS does not tell. */
+    static long startMillis(ProcessHandle h) {
+        return h.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
     }
 
     /** Writes a fresh state (all devices idle), replacing any earlier one. */

@@ -222,7 +222,7 @@ final class VllmEngineSim {
     /** Takes bytes on the rank's device, or fails the way torch_npu reports an NPU OOM. */
     void alloc(Rank r, String tag, long bytes) throws IOException {
         try {
-            store.allocate(r.device(), new SimState.Allocation(pid, "vllm-sim", tag, bytes));
+            store.allocate(r.device(), SimState.Allocation.own("vllm-sim", tag, bytes));
         } catch (SimStateStore.SimOutOfMemory e) {
             SimState s = store.read();
             long mine = s.device(r.device()).bytesOf(pid);

@@ -147,7 +147,7 @@ final class VllmHttpApi implements HttpHandler {
         List<VllmEngineSim.Rank> held = new ArrayList<>();
         try {
             for (VllmEngineSim.Rank r : engine.ranks()) {
-                store.allocate(r.device(), new SimState.Allocation(pid, "vllm-sim", tag, act));
+                store.allocate(r.device(), SimState.Allocation.own("vllm-sim", tag, act));
                 held.add(r);
             }
         } catch (SimStateStore.SimOutOfMemory e) {

@@ -104,6 +104,19 @@ class SimStateStoreTest {
     }
 
     @Test
+    void aReusedPidDoesNotKeepTheDeadOwnersMemory() throws Exception {
+        SimStateStore store = new SimStateStore(dir);
+        store.init(SimStateStore.idleHost(1, "910B1", 65536));
+        long me = ProcessHandle.current().pid();
+        // same pid as a live process (this JVM) but a different start time: the owner is gone
+        store.allocate(0, new SimState.Allocation(me, "old", "hold", SimState.MIB, 1_000L));
+        store.allocate(0, SimState.Allocation.own("me", "hold", 2 * SimState.MIB));
+        SimState s = store.read();
+        assertThat(s.device(0).allocations()).extracting(SimState.Allocation::processName).containsExactly("me");
+        assertThat(s.usedBytes(0)).isEqualTo((3437 + 2) * SimState.MIB);
+    }
+
+    @Test
     void allocationBeyondFreeMemoryFailsAndChangesNothing() throws Exception {
         SimStateStore store = new SimStateStore(dir, pid -> true);
         store.init(SimStateStore.idleHost(1, "910B1", 65536));
