@@ -43,12 +43,20 @@ final class VllmEngineSim {
     private final long graphBytes;
     private final long stepMs;
 
-    /** One worker: DP replica, TP rank, device it runs on, log prefix. */
-    record Rank(int dp, int tp, int device, String prefix) {
+    /** One worker: DP replica, TP rank, device it runs on, log prefix, process that owns its memory. */
+    record Rank(int dp, int tp, int device, String prefix, ProcessHandle owner) {
+
+        long ownerPid() {
+            return owner.pid();
+        }
     }
 
+    /**
+     * @param owners one process per rank that owns the rank's memory (simulated worker processes),
+     *               or empty: the server's own process owns everything
+     */
     VllmEngineSim(VllmArgs args, SimModel model, SimStateStore store, VllmLog log,
-            Map<String, String> env, long pid, List<Integer> devices) {
+            Map<String, String> env, long pid, List<Integer> devices, List<ProcessHandle> owners) {
         this.args = args;
         this.model = model;
         this.store = store;
@@ -58,7 +66,10 @@ final class VllmEngineSim {
         for (int d = 0; d < args.dp(); d++) {
             for (int t = 0; t < args.tp(); t++) {
                 String prefix = args.dp() > 1 ? "Worker_DP" + d + "_TP" + t : "Worker_TP" + t;
-                ranks.add(new Rank(d, t, devices.get(d * args.tp() + t), prefix));
+                int index = d * args.tp() + t;
+                ProcessHandle owner = owners.isEmpty() ? ProcessHandle.current() : owners.get(index);
+                ranks.add(new Rank(d, t, devices.get(index), prefix, owner));
+                log.pid(prefix, owner.pid());
             }
         }
         // 1.26 GiB: "PyTorch activation peak memory 1.26GiB" for Llama-3-8B (vllm-pr10511 log)
@@ -126,7 +137,7 @@ final class VllmEngineSim {
         }
         log.raw(String.format(Locale.ROOT, "Loading safetensors checkpoint shards: 100%% Completed | %d/%d [00:01<00:00,  2.60it/s]", shards, shards));
         for (Rank r : ranks) {
-            log.raw("(" + r.prefix() + " pid=" + pid + ")");
+            log.raw("(" + r.prefix() + " pid=" + r.ownerPid() + ")");
             log.info(r.prefix(), "default_loader.py:267", String.format(Locale.ROOT,
                     "Loading weights took %.2f seconds", stepMs / 1000.0));
             log.info(r.prefix(), "model_runner_v1.py:2705", String.format(Locale.ROOT,
@@ -149,7 +160,7 @@ final class VllmEngineSim {
         long[] available = new long[ranks.size()];
         for (int i = 0; i < ranks.size(); i++) {
             Rank r = ranks.get(i);
-            store.release(r.device(), pid, "profile");
+            store.release(r.device(), r.ownerPid(), "profile");
             long freeAfter = store.read().freeBytes(r.device());
             long nonTorch = (total - freeAfter) - weightsPerRank;
             long peak = weightsPerRank + activationBytes + Math.max(nonTorch, 0);
@@ -222,10 +233,10 @@ final class VllmEngineSim {
     /** Takes bytes on the rank's device, or fails the way torch_npu reports an NPU OOM. */
     void alloc(Rank r, String tag, long bytes) throws IOException {
         try {
-            store.allocate(r.device(), SimState.Allocation.own("vllm-sim", tag, bytes));
+            store.allocate(r.device(), ownedBy(r, tag, bytes));
         } catch (SimStateStore.SimOutOfMemory e) {
             SimState s = store.read();
-            long mine = s.device(r.device()).bytesOf(pid);
+            long mine = s.device(r.device()).bytesOf(r.ownerPid());
             // phrasing of the OOM in vllm-log/vllm-ascend-264_deepseek-r1_ray_tp16_npu_oom.log
             fail(r.prefix(), "worker_base.py:581", String.format(Locale.ROOT,
                     "RuntimeError: NPU out of memory. Tried to allocate %.2f GiB (NPU %d; %.2f GiB total capacity; "
@@ -235,6 +246,11 @@ final class VllmEngineSim {
                     s.runtimeTotalBytes() / (double) SimState.GIB, mine / (double) SimState.GIB,
                     mine / (double) SimState.GIB, e.free() / (double) SimState.GIB, mine / (double) SimState.GIB));
         }
+    }
+
+    /** An allocation owned by the rank's process. */
+    static SimState.Allocation ownedBy(Rank r, String tag, long bytes) {
+        return new SimState.Allocation(r.ownerPid(), "vllm-sim", tag, bytes, SimStateStore.startMillis(r.owner()));
     }
 
     private void fault(String phase) {

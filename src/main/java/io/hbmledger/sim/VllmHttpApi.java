@@ -147,7 +147,7 @@ final class VllmHttpApi implements HttpHandler {
         List<VllmEngineSim.Rank> held = new ArrayList<>();
         try {
             for (VllmEngineSim.Rank r : engine.ranks()) {
-                store.allocate(r.device(), SimState.Allocation.own("vllm-sim", tag, act));
+                store.allocate(r.device(), VllmEngineSim.ownedBy(r, tag, act));
                 held.add(r);
             }
         } catch (SimStateStore.SimOutOfMemory e) {
@@ -253,7 +253,7 @@ final class VllmHttpApi implements HttpHandler {
     private void release(List<VllmEngineSim.Rank> held, String tag) {
         for (VllmEngineSim.Rank r : held) {
             try {
-                store.release(r.device(), pid, tag);
+                store.release(r.device(), r.ownerPid(), tag);
             } catch (IOException e) {
                 log.error("APIServer", "simulator", "cannot release simulated activation memory: " + e);
             }

@@ -1,6 +1,8 @@
 package io.hbmledger.sim;
 
 import java.io.PrintStream;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 
@@ -19,12 +21,18 @@ final class VllmLog {
     private final PrintStream err;
     private final boolean debug;
     private final long pid;
+    private final Map<String, Long> pids = new ConcurrentHashMap<>();
 
     VllmLog(PrintStream out, PrintStream err, boolean debug, long pid) {
         this.out = out;
         this.err = err;
         this.debug = debug;
         this.pid = pid;
+    }
+
+    /** The pid printed in the prefix of {@code proc}'s lines (default: this process). */
+    void pid(String proc, long procPid) {
+        pids.put(proc, procPid);
     }
 
     void info(String proc, String where, String msg) {
@@ -58,7 +66,7 @@ final class VllmLog {
     }
 
     private synchronized void line(String proc, String level, String where, String msg) {
-        String prefix = proc == null ? "" : "(" + proc + " pid=" + pid + ") ";
+        String prefix = proc == null ? "" : "(" + proc + " pid=" + pids.getOrDefault(proc, pid) + ") ";
         out.println(prefix + level + " " + LocalDateTime.now().format(TIME) + " [" + where + "] " + msg);
         out.flush();
     }

@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code hang-at} (phase init|load|profile|kv|graph|ready; {@code HBM_SIM_VLLM_DIE_AT},
  * {@code HBM_SIM_VLLM_HANG_AT}), {@code stop-ms} ({@code HBM_SIM_VLLM_STOP_MS}: delay before the
  * memory is released on SIGINT/SIGTERM), {@code prefill-ms} (default 30), {@code ms-per-token} (default 2),
- * {@code layers}, {@code kv-heads}, {@code head-dim}, {@code max-position} for a model given by name.
+ * {@code layers}, {@code kv-heads}, {@code head-dim}, {@code max-position} for a model given by name,
+ * {@code worker-processes} ({@code HBM_SIM_VLLM_WORKER_PROCS=1}: one child process per rank owns
+ * that rank's memory and pid, as vLLM's workers do).
  */
 public final class VllmServerSim {
 
@@ -97,6 +99,25 @@ public final class VllmServerSim {
             return 1;
         }
 
+        List<Process> workers = new ArrayList<>();
+        if (Boolean.parseBoolean(args.simOption("worker-processes", env, "HBM_SIM_VLLM_WORKER_PROCS", "false"))
+                || "1".equals(env.get("HBM_SIM_VLLM_WORKER_PROCS"))) {
+            // one process per rank owns that rank's memory, as vLLM's worker processes do; they stay
+            // in this process group, so a group kill ends them and a lone kill -9 of the server
+            // leaves them behind holding memory, like orphaned vLLM workers
+            try {
+                for (int i = 0; i < args.tp() * args.dp(); i++) {
+                    workers.add(new ProcessBuilder("sleep", "infinity")
+                            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .redirectError(ProcessBuilder.Redirect.DISCARD).start());
+                }
+            } catch (IOException e) {
+                workers.forEach(Process::destroyForcibly);
+                log.error("APIServer", "api_server.py:1839", "cannot start simulated worker processes: " + e);
+                return 1;
+            }
+        }
         AtomicBoolean serving = new AtomicBoolean(false);
         long stopMs = Long.parseLong(args.simOption("stop-ms", env, "HBM_SIM_VLLM_STOP_MS", "0"));
         ExecutorService pool = Executors.newFixedThreadPool(16);
@@ -110,6 +131,10 @@ public final class VllmServerSim {
             VllmEngineSim.sleep(stopMs);
             try {
                 store.releaseAll(pid);
+                for (Process w : workers) {
+                    store.releaseAll(w.pid());
+                    w.destroy();
+                }
             } catch (IOException | RuntimeException e) {
                 err.println("vllm (SIMULATOR): could not release simulated memory: " + e);
             }
@@ -122,7 +147,9 @@ public final class VllmServerSim {
         }, "vllm-sim-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
 
-        VllmEngineSim engine = new VllmEngineSim(args, model, store, log, env, pid, devices);
+        List<ProcessHandle> owners = new ArrayList<>();
+        workers.forEach(w -> owners.add(w.toHandle()));
+        VllmEngineSim engine = new VllmEngineSim(args, model, store, log, env, pid, devices, owners);
         try {
             engine.start();
         } catch (VllmEngineSim.EngineFailure e) {

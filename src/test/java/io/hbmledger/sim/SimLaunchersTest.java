@@ -40,10 +40,9 @@ class SimLaunchersTest {
     @AfterEach
     void killGroups() throws Exception {
         for (Process p : started) {
-            if (p.isAlive()) {
-                new ProcessBuilder("kill", "-KILL", "--", "-" + p.pid()).start().waitFor();
-                p.waitFor(10, TimeUnit.SECONDS);
-            }
+            new ProcessBuilder("kill", "-KILL", "--", "-" + p.pid()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            p.waitFor(10, TimeUnit.SECONDS);
         }
     }
 

@@ -83,11 +83,11 @@ final class SimProcess implements AutoCloseable {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** Kills the whole group, even when its leader is gone (orphaned members may remain). */
     void killGroup() throws IOException, InterruptedException {
-        if (process.isAlive()) {
-            signalGroup("KILL");
-            process.waitFor(10, TimeUnit.SECONDS);
-        }
+        new ProcessBuilder("kill", "-KILL", "--", "-" + pid()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        process.waitFor(10, TimeUnit.SECONDS);
     }
 
     @Override

@@ -164,6 +164,31 @@ class VllmServerSimTest {
     }
 
     @Test
+    void workerProcessesOwnTheMemoryAndOutliveAServerKilledAlone() throws Exception {
+        SimProcess p = server(freePort(), Map.of("HBM_SIM_VLLM_WORKER_PROCS", "1"), "-tp", "2",
+                "--sim-weights-gib", "2");
+        p.awaitOutput("Application startup complete.", START);
+        List<Long> children = p.process.toHandle().children().map(ProcessHandle::pid).toList();
+        assertThat(children).hasSize(2);
+        SimState s = store.read();
+        long owner0 = s.device(0).allocations().get(0).pid();
+        long owner1 = s.device(1).allocations().get(0).pid();
+        assertThat(List.of(owner0, owner1)).containsExactlyInAnyOrderElementsOf(children);
+        assertThat(s.device(0).bytesOf(p.pid())).isZero();
+        assertThat(p.stdout()).contains("(Worker_TP0 pid=" + owner0 + ") INFO ", "(Worker_TP1 pid=" + owner1 + ") INFO ");
+        // kill -9 of the server alone: its workers are orphaned and keep the NPUs busy
+        p.process.destroyForcibly().waitFor();
+        assertThat(store.read().device(1).bytesOf(owner1)).isPositive();
+        // killing the process group ends them, and their memory goes with them
+        new ProcessBuilder("kill", "-KILL", "--", "-" + p.pid()).start().waitFor();
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!store.read().device(1).allocations().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(store.read().device(1).allocations()).isEmpty();
+    }
+
+    @Test
     void dyingDuringStartupFailsFastAndLeavesNoMemory() throws Exception {
         SimProcess p = server(freePort(), Map.of("HBM_SIM_VLLM_DIE_AT", "profile"), "--sim-weights-gib", "4");
         assertThat(p.waitFor(START)).isTrue();
