@@ -1,6 +1,5 @@
 package io.hbmledger.evidence.safetensors;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,7 +37,7 @@ public final class ManifestJson {
     }
 
     public static void write(CheckpointManifest m, Writer out) throws IOException {
-        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+        try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeStringField("schema", SCHEMA);
