@@ -145,6 +145,15 @@ public final class WeightsPlanner {
             acc[1] += t.bytes();
             acc[3 + s] += per;
             stage[s] += per;
+            if (pp > 1 && role.kind() == TensorRole.Kind.EMBED && !role.mtp() && config != null && config.tieWordEmbeddings()) {
+                // models/llama.py: with tied embeddings the last PP rank builds its own embed_tokens for lm_head to tie to
+                acc[3 + pp - 1] += per;
+                stage[pp - 1] += per;
+                String note = "tied embeddings under PP: the last stage holds its own copy of the embedding for lm_head";
+                if (!notes.contains(note)) {
+                    notes.add(note);
+                }
+            }
         }
         int heaviest = 0;
         for (int s = 1; s < pp; s++) {
@@ -174,6 +183,14 @@ public final class WeightsPlanner {
         if (layout.tp() > 1 && config != null && !config.isMla() && config.numKvHeads() != null && layout.tp() > config.numKvHeads()) {
             notes.add("TP " + layout.tp() + " > " + config.numKvHeads() + " KV heads: each rank keeps a whole KV head, so k/v projections are replicated "
                     + (layout.tp() / config.numKvHeads()) + "x");
+        }
+        if (config != null && config.numAttentionHeads() != null && config.numAttentionHeads() % layout.tp() != 0) {
+            notes.add(config.numAttentionHeads() + " attention heads do not divide by TP " + layout.tp()
+                    + ": vLLM refuses this layout (divide() in QKVParallelLinear); the figure assumes an even split");
+        }
+        Integer kvHeads = config == null || config.isMla() ? null : config.numKvHeads();
+        if (kvHeads != null && kvHeads > 0 && kvHeads % layout.tp() != 0 && layout.tp() % kvHeads != 0) {
+            notes.add(kvHeads + " KV heads and TP " + layout.tp() + " do not divide either way: vLLM refuses this layout");
         }
         if (experts > 0 && layout.ep() && experts % layout.moeGroup() != 0) {
             notes.add(experts + " experts over EP " + layout.moeGroup() + " do not divide evenly: the first ranks hold "

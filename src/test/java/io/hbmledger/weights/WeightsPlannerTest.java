@@ -168,4 +168,26 @@ class WeightsPlannerTest {
         assertThat(TensorRole.of("visual.blocks.0.attn.qkv.weight", null).component()).isEqualTo(Component.VISION);
         assertThat(TensorRole.of("model.norm.weight", null).kind()).isEqualTo(TensorRole.Kind.NORM);
     }
+
+    @Test
+    void tiedEmbeddingsUnderPpGiveTheLastStageACopy() throws Exception {
+        String cfg = "{\"model_type\":\"qwen2\",\"num_hidden_layers\":2,\"hidden_size\":64,\"num_attention_heads\":4,"
+                + "\"num_key_value_heads\":2,\"intermediate_size\":128,\"vocab_size\":100,\"tie_word_embeddings\":true,"
+                + "\"torch_dtype\":\"bfloat16\"}";
+        Checkpoint c = Checkpoint.from(new CheckpointManifest("tiny", List.of(), List.of(), null, cfg));
+        WeightsPlan p = WeightsPlanner.plan(c, new ParallelLayout(1, 1, 2, false), PlanOptions.defaults());
+        // one layer per stage; the embedding (100 rows pad to 128 x 64 x 2 = 16384 B) on stage 0 and again on stage 1
+        long embed = 128L * 64 * 2;
+        assertThat(p.stageBytes().get(1) - p.stageBytes().get(0)).isEqualTo(128L); // stage 1 adds only the final norm
+        assertThat(p.stageBytes().get(0)).isGreaterThan(embed);
+        assertThat(p.notes()).contains("tied embeddings under PP: the last stage holds its own copy of the embedding for lm_head");
+    }
+
+    @Test
+    void layoutsVllmRefusesAreNamed() throws Exception {
+        // Qwen2.5-14B has 40 heads and 8 KV heads: TP 16 splits neither evenly (40 % 16, 8 < 16 but 16 % 8 = 0 is fine)
+        WeightsPlan p = plan(CorpusCheckpoints.qwen14b(tmp), ParallelLayout.tp(16));
+        assertThat(p.notes()).anyMatch(n -> n.startsWith("40 attention heads do not divide by TP 16"));
+        assertThat(p.notes()).noneMatch(n -> n.contains("do not divide either way"));
+    }
 }
