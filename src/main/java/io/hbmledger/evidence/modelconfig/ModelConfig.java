@@ -79,8 +79,10 @@ public record ModelConfig(
      * @param weightBlockSize {@code weight_block_size} ([128, 128]) or empty
      * @param bits {@code bits} (gptq/awq) or null
      * @param groupSize {@code group_size} or null
+     * @param kvCacheBits {@code kv_cache_scheme.num_bits} (compressed-tensors: a quantized KV cache), or null
      */
-    public record Quantization(String method, String fmt, List<Integer> weightBlockSize, Integer bits, Integer groupSize) {
+    public record Quantization(String method, String fmt, List<Integer> weightBlockSize, Integer bits, Integer groupSize,
+                               Integer kvCacheBits) {
         public Quantization {
             weightBlockSize = List.copyOf(weightBlockSize);
         }

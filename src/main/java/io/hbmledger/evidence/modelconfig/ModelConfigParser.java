@@ -150,7 +150,8 @@ public final class ModelConfigParser {
                     q.path("quant_method").isTextual() ? q.get("quant_method").asText() : null,
                     q.path("fmt").isTextual() ? q.get("fmt").asText() : null, block,
                     q.path("bits").isInt() ? q.get("bits").asInt() : null,
-                    q.path("group_size").isInt() ? q.get("group_size").asInt() : null);
+                    q.path("group_size").isInt() ? q.get("group_size").asInt() : null,
+                    q.path("kv_cache_scheme").path("num_bits").isInt() ? q.get("kv_cache_scheme").get("num_bits").asInt() : null);
         }
         return new ModelConfig(modelType, arch, layers, hidden, heads, kvHeads, headDim, derived, vocab, inter, moeInter,
                 experts, perTok, shared, sharedInter, firstDense, freq, mlpOnly, kvLoraRank, qLora, nope, rope, vHead,

@@ -73,6 +73,13 @@ public final class ModelConfigReader implements EvidenceReader {
             add(obs, c, "num_mtp_layers", c.numMtpLayers(), null);
         }
         Integer eb = c.dtypeBytes();
+        String kvDtype = c.torchDtype();
+        Integer kvBits = c.quantization() == null ? null : c.quantization().kvCacheBits();
+        if (kvBits != null && kvBits % 8 == 0 && kvBits > 0) {
+            // the config names a KV cache dtype (compressed-tensors kv_cache_scheme): the contract sizes the KV by it
+            eb = kvBits / 8;
+            kvDtype = "kv_cache_scheme " + kvBits + "-bit";
+        }
         if (eb == null) {
             warnings.add("line " + c.lineOf("torch_dtype") + ": checkpoint dtype "
                     + (c.torchDtype() == null ? "not given (no torch_dtype)" : "\"" + c.torchDtype() + "\" not known")
@@ -81,7 +88,7 @@ public final class ModelConfigReader implements EvidenceReader {
             Long kv = c.kvBytesPerToken(eb);
             if (kv != null) {
                 String anchor = c.isMla() ? "kv_lora_rank" : "num_kv_heads";
-                obs.add(Observation.bytes("kv_bytes_per_token", kv, c.lineOf(anchor), c.kvFormula(eb, c.torchDtype())));
+                obs.add(Observation.bytes("kv_bytes_per_token", kv, c.lineOf(anchor), c.kvFormula(eb, kvDtype)));
             }
         }
         if (c.numLayers() == null || c.hiddenSize() == null) {

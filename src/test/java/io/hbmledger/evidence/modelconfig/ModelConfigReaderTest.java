@@ -86,4 +86,17 @@ class ModelConfigReaderTest {
         assertThat(f.observations()).extracting(Observation::quantity).doesNotContain("kv_bytes_per_token");
         assertThat(f.warnings()).singleElement().asString().contains("no torch_dtype");
     }
+
+    @Test
+    void kvCacheSchemeInTheConfigSizesTheKv() throws Exception {
+        EvidenceFile f = ModelConfigReader.read("c.json", "{\"model_type\":\"llama\",\"num_hidden_layers\":2,\"hidden_size\":64,"
+                + "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"torch_dtype\":\"bfloat16\","
+                + "\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"kv_cache_scheme\":{\"num_bits\":8,\"type\":\"float\"}}}");
+        // 2 x 2 layers x 2 KV heads x (64 / 4 = 16) x 1 byte = 128
+        assertThat(f.observations()).filteredOn(o -> o.quantity().equals("kv_bytes_per_token")).singleElement()
+                .satisfies(o -> {
+                    assertThat(o.bytes()).isEqualTo(128L);
+                    assertThat(o.text()).contains("kv_cache_scheme 8-bit");
+                });
+    }
 }
