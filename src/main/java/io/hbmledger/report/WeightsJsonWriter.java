@@ -47,6 +47,7 @@ public final class WeightsJsonWriter {
                 g.writeStringField("component", c.component().label());
                 g.writeStringField("rule", c.rule().label());
                 g.writeNumberField("tensors", c.tensors());
+                g.writeNumberField("parameters", c.parameters());
                 g.writeNumberField("total_bytes", c.totalBytes());
                 g.writeNumberField("per_device_bytes", c.perDeviceBytes());
                 g.writeStringField("formula", c.formula());

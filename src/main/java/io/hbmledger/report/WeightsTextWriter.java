@@ -17,12 +17,13 @@ public final class WeightsTextWriter {
                 gib(p.checkpointBytes()), totalWord, p.source().what());
         out.printf("layout %s, weights served as %s%n%n", p.layout(), p.servedDtype());
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"component", "rule", "tensors", "total (" + totalWord + ")", "per device (estimated)", "how"});
+        rows.add(new String[] {"component", "rule", "tensors", "parameters", "total (" + totalWord + ")", "per device (estimated)", "how"});
         for (ComponentShare c : p.components()) {
-            rows.add(new String[] {c.component().label(), c.rule().label(), Integer.toString(c.tensors()), gib(c.totalBytes()),
-                gib(c.perDeviceBytes()), c.formula()});
+            rows.add(new String[] {c.component().label(), c.rule().label(), Integer.toString(c.tensors()), params(c.parameters()),
+                gib(c.totalBytes()), gib(c.perDeviceBytes()), c.formula()});
         }
         rows.add(new String[] {"total", "", Integer.toString(p.components().stream().mapToInt(ComponentShare::tensors).sum()),
+            params(p.components().stream().mapToLong(ComponentShare::parameters).sum()),
             gib(p.checkpointBytes()), gib(p.perDeviceBytes()), p.layout().pp() > 1 ? "PP stage " + p.heaviestStage() + " (the heaviest)" : ""});
         aligned(rows, out);
         if (p.layout().pp() > 1) {
@@ -47,6 +48,11 @@ public final class WeightsTextWriter {
         out.flush();
     }
 
+    static String params(long n) {
+        return n >= 1_000_000_000L ? String.format(Locale.ROOT, "%.2f bn", n / 1e9)
+                : n >= 1_000_000L ? String.format(Locale.ROOT, "%.2f M", n / 1e6) : Long.toString(n);
+    }
+
     static String gib(long bytes) {
         return String.format(Locale.ROOT, "%.2f GiB (%d B)", bytes / 1073741824.0, bytes);
     }
@@ -63,7 +69,7 @@ public final class WeightsTextWriter {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < cols; i++) {
                 b.append(i == 0 ? "" : "  ");
-                b.append(i == 2 || i == 3 || i == 4 ? pad(r[i], w[i], true) : (i == cols - 1 ? r[i] : pad(r[i], w[i], false)));
+                b.append(i >= 2 && i <= 5 ? pad(r[i], w[i], true) : (i == cols - 1 ? r[i] : pad(r[i], w[i], false)));
             }
             out.println(b.toString().stripTrailing());
         }

@@ -143,6 +143,7 @@ public final class WeightsPlanner {
                     .computeIfAbsent(rule, k -> new long[3 + pp]);
             acc[0]++;
             acc[1] += t.bytes();
+            acc[2] += t.elements();
             acc[3 + s] += per;
             stage[s] += per;
             if (pp > 1 && role.kind() == TensorRole.Kind.EMBED && !role.mtp() && config != null && config.tieWordEmbeddings()) {
@@ -165,11 +166,11 @@ public final class WeightsPlanner {
         for (Map.Entry<Component, Map<ShardRule, long[]>> c : rows.entrySet()) {
             for (Map.Entry<ShardRule, long[]> r : c.getValue().entrySet()) {
                 long[] a = r.getValue();
-                out.add(new ComponentShare(c.getKey(), r.getKey(), (int) a[0], a[1], a[3 + heaviest], formula(r.getKey())));
+                out.add(new ComponentShare(c.getKey(), r.getKey(), (int) a[0], a[2], a[1], a[3 + heaviest], formula(r.getKey())));
             }
         }
         if (config != null && config.tieWordEmbeddings() && !tiedHeadSeen) {
-            out.add(new ComponentShare(Component.LM_HEAD, ShardRule.TIED, 0, 0, 0, formula(ShardRule.TIED)));
+            out.add(new ComponentShare(Component.LM_HEAD, ShardRule.TIED, 0, 0, 0, 0, formula(ShardRule.TIED)));
             out.sort(java.util.Comparator.comparing(ComponentShare::component));
         }
         if (mtpShare > 0) {

@@ -60,6 +60,8 @@ class WeightsPlannerTest {
         //  total = 7,385,761,792 (the checkpoint's 29,540,067,328 / 4 = 7,385,016,832 plus 744,960 of norms kept whole)
         assertThat(p.perDeviceBytes()).isEqualTo(7_385_761_792L);
         assertThat(p.checkpointBytes()).isEqualTo(29_540_067_328L);
+        // every tensor is float16: 29,540,067,328 B / 2 = 14,770,033,664 parameters
+        assertThat(p.components().stream().mapToLong(ComponentShare::parameters).sum()).isEqualTo(14_770_033_664L);
         assertThat(row(p, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).perDeviceBytes()).isEqualTo(389_283_840L);
         assertThat(row(p, Component.NORMS, ShardRule.REPLICATED).perDeviceBytes()).isEqualTo(993_280L);
         // KV cache per device: 2 x 48 x (8 / 4 = 2 heads) x 128 x 2 = 49,152 B per token

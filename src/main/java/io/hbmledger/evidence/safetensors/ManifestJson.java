@@ -133,6 +133,10 @@ public final class ManifestJson {
                     throw new EvidenceException(display, 0, "file " + f.path("name").asText() + ", tensor \"" + name
                             + "\": expected data_offsets [begin, end], found " + off);
                 }
+                if (off.get(1).asLong() < off.get(0).asLong() || off.get(0).asLong() < 0) {
+                    throw new EvidenceException(display, 0, "file " + f.path("name").asText() + ", tensor \"" + name
+                            + "\": data_offsets " + off + " run backwards; expected 0 <= begin <= end");
+                }
                 tensors.add(new SafetensorsTensor(name, dtype, shape, off.get(0).asLong(), off.get(1).asLong()));
             }
             files.add(new CheckpointManifest.File(f.path("name").asText(), f.path("size").asLong(),
