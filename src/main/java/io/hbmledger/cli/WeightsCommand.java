@@ -31,7 +31,8 @@ import picocli.CommandLine.Model.CommandSpec;
             "Checkpoint weights per component: total bytes (exact from safetensors headers, else estimated",
             "from config.json) and the estimated share on one device under vLLM's TP/DP/PP/EP sharding,",
             "with the rule used. Reads only safetensors headers, never tensor data.",
-            "MODEL_DIR may also be a weights manifest (hbm-ledger/weights-manifest/1) saved by --save-manifest."},
+            "MODEL_DIR may also be a single .safetensors file, or a weights manifest",
+            "(hbm-ledger/weights-manifest/1) saved by --save-manifest."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "2:the directory holds no usable weights or config, or a header is malformed"})
 public final class WeightsCommand implements Callable<Integer> {
@@ -82,9 +83,14 @@ public final class WeightsCommand implements Callable<Integer> {
         CheckpointManifest manifest;
         Checkpoint ckpt;
         try {
-            manifest = Files.isRegularFile(model)
-                    ? ManifestJson.read(model.toString(), Files.readString(model, StandardCharsets.UTF_8))
-                    : ModelDirectory.scan(model);
+            if (Files.isDirectory(model) || !Files.exists(model)) {
+                manifest = ModelDirectory.scan(model);
+            } else if (model.getFileName().toString().endsWith(".safetensors")
+                    || ModelDirectory.isLfsPointer(model, Files.size(model))) {
+                manifest = ModelDirectory.scanFile(model);
+            } else {
+                manifest = ManifestJson.read(model.toString(), Files.readString(model, StandardCharsets.UTF_8));
+            }
             ckpt = Checkpoint.from(manifest);
         } catch (EvidenceException e) {
             err.println("hbm-ledger: " + e.getMessage());

@@ -71,4 +71,21 @@ class WeightsCommandTest {
         assertThat(r.out()).isEmpty();
         assertThat(r.err()).contains("no weights here");
     }
+
+    @Test
+    void singleSafetensorsFileIsSizedExactly() throws Exception {
+        // the corpus PEFT adapter: 25 F32 tensors, 1,198,080 bytes (8 + 3120 + 1198080 = its file size)
+        Run r = run("weights", Corpus.file("safetensors/peft-gpt2-lora.adapter_model.safetensors").toString(), "--format", "json");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertThat(j.path("checkpoint_bytes").asLong()).isEqualTo(1_198_080L);
+        assertThat(j.path("total_confidence").asText()).isEqualTo("exact");
+    }
+
+    @Test
+    void lfsPointerInsteadOfWeightsExitsTwo() throws Exception {
+        Run r = run("weights", Corpus.file("safetensors/qwen3-14b-lora.adapter_model.safetensors.git-lfs-pointer.txt").toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("a Git LFS pointer, not the weights", "git lfs pull");
+    }
 }

@@ -82,7 +82,27 @@ public final class ModelDirectory {
         return new CheckpointManifest(shown, files, lfs, index, configJson);
     }
 
-    private static boolean isLfsPointer(Path p, long size) throws IOException {
+    /**
+     * One safetensors file on its own (a single-file checkpoint), with config.json from the
+     * same directory when there is one.
+     *
+     * @throws EvidenceException when the file is a Git LFS pointer or its header is malformed
+     */
+    public static CheckpointManifest scanFile(Path file) throws IOException, EvidenceException {
+        long size = Files.size(file);
+        if (isLfsPointer(file, size)) {
+            throw new EvidenceException(file.toString(), 1, "a Git LFS pointer, not the weights: the checkpoint was cloned without Git LFS; run `git lfs pull`");
+        }
+        SafetensorsHeader h = SafetensorsHeader.read(file, file.toString());
+        Path dir = file.toAbsolutePath().getParent();
+        Path config = dir == null ? null : dir.resolve("config.json");
+        String configJson = config != null && Files.isRegularFile(config) ? Files.readString(config, StandardCharsets.UTF_8) : null;
+        return new CheckpointManifest(file.toString(), List.of(new CheckpointManifest.File(file.getFileName().toString(), size,
+                h.headerBytes(), h.tensors())), List.of(), null, configJson);
+    }
+
+    /** True when the file is a small text starting with the Git LFS pointer version line. */
+    public static boolean isLfsPointer(Path p, long size) throws IOException {
         if (size > 1024) {
             return false;
         }
