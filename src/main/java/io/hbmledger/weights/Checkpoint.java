@@ -83,8 +83,7 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
             if (!m.lfsPointers().isEmpty()) {
                 notes.add("only the " + m.files().size() + " downloaded file(s) are counted; the total is incomplete");
             }
-            Checkpoint c = new Checkpoint(tensors, Source.HEADERS, config, notes);
-            c.checkIndex(m, notes);
+            checkIndex(tensors, m, notes);
             return new Checkpoint(tensors, Source.HEADERS, config, notes);
         }
         if (config == null) {
@@ -104,12 +103,11 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
             notes.add("some weights files are missing their data (LFS pointers): sizes estimated from config.json");
         }
         notes.addAll(ConfigEstimator.caveats(config));
-        Checkpoint c = new Checkpoint(est, Source.CONFIG, config, notes);
-        c.checkIndex(m, notes);
+        checkIndex(est, m, notes);
         return new Checkpoint(est, Source.CONFIG, config, notes);
     }
 
-    private void checkIndex(CheckpointManifest m, List<String> notes) {
+    private static void checkIndex(List<CheckpointTensor> tensors, CheckpointManifest m, List<String> notes) {
         if (m.index() == null) {
             return;
         }
@@ -126,7 +124,7 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
         }
         Long ts = m.index().totalSize();
         if (ts != null) {
-            long total = totalBytes();
+            long total = tensors.stream().mapToLong(CheckpointTensor::bytes).sum();
             notes.add(total == ts ? "total " + total + " bytes equals the index's total_size"
                     : "total " + total + " bytes differs from the index's total_size " + ts + " by " + (total - ts) + " bytes");
         }
