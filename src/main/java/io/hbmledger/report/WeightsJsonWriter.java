@@ -36,6 +36,9 @@ public final class WeightsJsonWriter {
             g.writeNumberField("checkpoint_bytes", p.checkpointBytes());
             g.writeNumberField("per_device_bytes", p.perDeviceBytes());
             g.writeNumberField("heaviest_stage", p.heaviestStage());
+            if (p.mlaDerivedBytes() > 0) {
+                g.writeNumberField("mla_derived_bytes", p.mlaDerivedBytes());
+            }
             g.writeArrayFieldStart("stage_bytes");
             for (long s : p.stageBytes()) {
                 g.writeNumber(s);

@@ -49,6 +49,10 @@ public final class WeightsCrossCheck {
         List<Alternative> alts = new ArrayList<>();
         alts.add(alt("as planned (" + layout + ", --dtype " + opts.dtype() + (opts.drafterLoaded() ? ", MTP drafter" : "") + ")",
                 base.perDeviceBytes(), reportedBytes));
+        if (base.mlaDerivedBytes() > 0) {
+            alts.add(alt("plus the MLA W_UK_T / W_UV matrices derived from kv_b_proj after loading",
+                    base.perDeviceBytes() + base.mlaDerivedBytes(), reportedBytes));
+        }
         boolean hasMtp = ckpt.tensors().stream().anyMatch(t -> TensorRole.of(t.name(), ckpt.config()).mtp());
         if (hasMtp) {
             PlanOptions o = new PlanOptions(opts.dtype(), opts.kvCacheDtype(), !opts.drafterLoaded(), opts.blockSize());

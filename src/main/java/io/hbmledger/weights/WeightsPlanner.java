@@ -122,9 +122,15 @@ public final class WeightsPlanner {
         Map<Component, Map<ShardRule, Set<Integer>>> rowStages = new EnumMap<>(Component.class);
         boolean tiedHeadSeen = false;
         long mtpShare = 0;
+        long mlaDerived = 0;
         for (CheckpointTensor t : ckpt.tensors()) {
             TensorRole role = TensorRole.of(t.name(), config);
             long served = servedBytes(t, role);
+            if (!role.mtp() && !role.scale() && t.name().endsWith("kv_b_proj.weight") && config != null && config.isMla()) {
+                // mla/common.py process_weights_after_loading: W_UK_T and W_UV come from kv_b_proj
+                // dequantized to the activation dtype (get_and_maybe_dequant_weights), per rank
+                mlaDerived += ceilDiv(t.elements(), layout.tp()) * servedElementBytes();
+            }
             Share share = share(t, role, served);
             ShardRule rule = share.rule;
             long per = share.bytes;
@@ -177,6 +183,11 @@ public final class WeightsPlanner {
             notes.add("MTP layers are not in the figure: vLLM's main model skips them; with MTP speculative decoding the drafter adds about "
                     + mtpShare + " bytes per device (same sharding)");
         }
+        if (mlaDerived > 0) {
+            notes.add("MLA: after loading, vLLM derives W_UK_T / W_UV from kv_b_proj in " + servedElementBytes()
+                    + "-byte elements (vllm-ascend then frees kv_b_proj): about " + mlaDerived
+                    + " bytes per device beyond the figure, inside vLLM's 'model weights' number");
+        }
         if (halveFloat32) {
             notes.add("the checkpoint is float32 (torch_dtype) but vLLM --dtype auto serves float32 models in 16 bits "
                     + "(float16; bfloat16 from vLLM 0.10.1): per-device figures are at 2 bytes per element, half the checkpoint's");
@@ -215,7 +226,7 @@ public final class WeightsPlanner {
             stages.add(s);
         }
         return new WeightsPlan(layout, ckpt.source(), servedDtypeName(), out, ckpt.totalBytes(), stage[heaviest], heaviest,
-                stages, kv, all);
+                stages, kv, mlaDerived, all);
     }
 
     private record Share(ShardRule rule, long bytes) {

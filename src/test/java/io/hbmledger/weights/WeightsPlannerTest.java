@@ -117,6 +117,9 @@ class WeightsPlannerTest {
         // MLA KV: the latent is not split by TP: 61 x (512 + 64) x 2 = 70,272 B per token on every rank
         assertThat(p.kv().bytesPerTokenPerDevice()).isEqualTo(70_272L);
         assertThat(row(p, Component.MTP, ShardRule.NOT_LOADED).perDeviceBytes()).isZero();
+        // W_UK_T / W_UV from kv_b_proj [128 x (128 + 128), 512] per layer, / 16 ranks, in bfloat16:
+        // 61 x 32768 x 512 / 16 x 2 = 127,926,272 B beyond the figure
+        assertThat(p.mlaDerivedBytes()).isEqualTo(127_926_272L);
     }
 
     @Test
