@@ -24,6 +24,9 @@ public final class ModelConfigReader implements EvidenceReader {
 
     public static final String FORMAT = "model-config";
 
+    /** Internal: a PEFT adapter_config.json, recognised so that it is named, then reported as unknown. */
+    private static final String PEFT = "peft-adapter-config";
+
     private static final List<String> MARKERS = List.of("\"model_type\"", "\"architectures\"",
             "\"num_hidden_layers\"", "\"hidden_size\"");
 
@@ -33,8 +36,11 @@ public final class ModelConfigReader implements EvidenceReader {
             return Optional.empty();
         }
         String text = head.text();
-        if (!text.stripLeading().startsWith("{") || text.contains("\"weight_map\"") || text.contains("\"peft_type\"")) {
+        if (!text.stripLeading().startsWith("{") || text.contains("\"weight_map\"")) {
             return Optional.empty();
+        }
+        if (text.contains("\"peft_type\"")) {
+            return Optional.of(PEFT);
         }
         long hits = MARKERS.stream().filter(text::contains).count();
         return hits >= 2 ? Optional.of(FORMAT) : Optional.empty();
@@ -42,6 +48,10 @@ public final class ModelConfigReader implements EvidenceReader {
 
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
+        if (detect(head).filter(PEFT::equals).isPresent()) {
+            return new EvidenceFile(displayPath, EvidenceFile.UNKNOWN, List.of(), List.of("line 1: a PEFT adapter_config.json, "
+                    + "not a model's config.json: it sizes nothing; read the adapter's adapter_model.safetensors for its bytes"));
+        }
         return read(displayPath, Files.readString(file, StandardCharsets.UTF_8));
     }
 

@@ -129,8 +129,21 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
      *     data section
      */
     public static SafetensorsHeader parse(String display, byte[] json, long fileSize) throws EvidenceException {
+        return parse(display, json, fileSize, true);
+    }
+
+    /**
+     * Parses a header saved on its own (the JSON without the 8-byte length and the data), as
+     * tools dump it: every check except those against the data section, which is not there.
+     * {@link #fileSize()} is then 8 + N + the tensors' extent, as the file would have been.
+     */
+    public static SafetensorsHeader parseDetached(String display, byte[] json) throws EvidenceException {
+        return parse(display, json, Long.MAX_VALUE, false);
+    }
+
+    private static SafetensorsHeader parse(String display, byte[] json, long fileSize, boolean withData) throws EvidenceException {
         long n = json.length;
-        long dataBytes = fileSize - 8 - n;
+        long dataBytes = withData ? fileSize - 8 - n : Long.MAX_VALUE;
         String text;
         try {
             text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -184,6 +197,9 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         }
         if (gaps > 0) {
             warnings.add(gaps + " bytes of the data section lie between tensors and belong to none");
+        }
+        if (!withData) {
+            return new SafetensorsHeader(n, 8 + n + cursor, tensors, metadata, warnings);
         }
         if (cursor < dataBytes) {
             warnings.add((dataBytes - cursor) + " bytes after the last tensor (data section " + dataBytes

@@ -26,6 +26,9 @@ public final class SafetensorsReader implements EvidenceReader {
     public static final String INDEX = "safetensors-index";
     public static final String LFS_POINTER = "lfs-pointer";
 
+    /** Internal: a safetensors header saved as JSON on its own; reported as {@code safetensors}. */
+    private static final String HEADER_JSON = "safetensors-header-json";
+
     @Override
     public Optional<String> detect(FileHead head) {
         byte[] b = head.head();
@@ -38,6 +41,10 @@ public final class SafetensorsReader implements EvidenceReader {
             String trimmed = text.stripLeading();
             if (trimmed.startsWith("{") && text.contains("\"weight_map\"")) {
                 return Optional.of(INDEX);
+            }
+            if (trimmed.startsWith("{") && text.contains("\"data_offsets\"") && text.contains("\"dtype\"")
+                    && !text.contains(ManifestJson.SCHEMA)) {
+                return Optional.of(HEADER_JSON);
             }
         }
         // a length whose two top bytes are zero (< 256 TiB), then '{': the safetensors layout
@@ -54,6 +61,7 @@ public final class SafetensorsReader implements EvidenceReader {
         return switch (format) {
             case LFS_POINTER -> lfs(displayPath, Files.readString(file, StandardCharsets.UTF_8));
             case INDEX -> index(displayPath, Files.readString(file, StandardCharsets.UTF_8));
+            case HEADER_JSON -> detachedHeader(displayPath, Files.readAllBytes(file));
             default -> header(displayPath, SafetensorsHeader.read(file, displayPath));
         };
     }
@@ -66,6 +74,21 @@ public final class SafetensorsReader implements EvidenceReader {
         obs.add(Observation.value("tensor_count", h.tensors().size(), 1, Integer.toString(h.tensors().size())));
         obs.add(Observation.bytes("header_bytes", h.headerBytes(), 1, Long.toString(h.headerBytes())));
         return new EvidenceFile(display, SAFETENSORS, obs, h.warnings());
+    }
+
+    /**
+     * A header saved as JSON without its file: tensor_bytes_total and tensor_count are exact;
+     * header_bytes is not reported (the saved text need not have the original length or padding).
+     */
+    public static EvidenceFile detachedHeader(String display, byte[] json) throws EvidenceException {
+        SafetensorsHeader h = SafetensorsHeader.parseDetached(display, new String(json, StandardCharsets.UTF_8).strip()
+                .getBytes(StandardCharsets.UTF_8));
+        long total = h.tensorBytesTotal();
+        List<String> warnings = new ArrayList<>(h.warnings());
+        warnings.add("line 1: a safetensors header saved as JSON, without its file: offsets are not checked against a data section and header_bytes is not known");
+        return new EvidenceFile(display, SAFETENSORS, List.of(
+                Observation.bytes("tensor_bytes_total", total, 1, Long.toString(total)),
+                Observation.value("tensor_count", h.tensors().size(), 1, Integer.toString(h.tensors().size()))), warnings);
     }
 
     /** Observations of an index file. Pure. */

@@ -86,4 +86,25 @@ class SafetensorsCorpusTest {
         });
         assertThat(ef.warnings()).singleElement().asString().contains("a Git LFS pointer (513877864 bytes)");
     }
+
+    @Test
+    void savedHeaderJsonIsReadWithoutItsFile() throws Exception {
+        Path f = Corpus.file("safetensors/peft-gpt2-lora.adapter_model.safetensors.header.json");
+        EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
+        assertThat(ef.format()).isEqualTo("safetensors");
+        // the same 25 tensors and 1,198,080 bytes as the binary it was dumped from; no header_bytes
+        assertThat(ef.observations()).extracting(Observation::quantity).containsExactly("tensor_bytes_total", "tensor_count");
+        assertThat(ef.observations().get(0).bytes()).isEqualTo(1_198_080L);
+        assertThat(ef.observations().get(1).value()).isEqualTo(25.0);
+        assertThat(ef.warnings()).anyMatch(w -> w.contains("saved as JSON"));
+    }
+
+    @Test
+    void peftAdapterConfigIsNamedNotSized() throws Exception {
+        Path f = Corpus.file("safetensors/peft-gpt2-lora.adapter_config.json");
+        EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
+        assertThat(ef.format()).isEqualTo("unknown");
+        assertThat(ef.observations()).isEmpty();
+        assertThat(ef.warnings()).singleElement().asString().contains("a PEFT adapter_config.json");
+    }
 }

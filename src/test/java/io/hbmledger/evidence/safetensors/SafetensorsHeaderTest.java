@@ -219,4 +219,12 @@ class SafetensorsHeaderTest {
         Path f = write("zero.safetensors", SafetensorsWriter.raw(0, new byte[] {'{'}, 0));
         assertThatThrownBy(() -> SafetensorsHeader.read(f, "zero.safetensors")).hasMessageContaining("declared header length is 0 bytes");
     }
+
+    @Test
+    void detachedHeaderStillChecksOverlaps() {
+        String h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+                + "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[7,15]}}";
+        assertThatThrownBy(() -> SafetensorsReader.detachedHeader("h.json", h.getBytes(StandardCharsets.UTF_8)))
+                .hasMessageContaining("h.json").hasMessageContaining("overlap");
+    }
 }
