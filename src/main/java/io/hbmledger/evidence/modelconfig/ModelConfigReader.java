@@ -36,7 +36,8 @@ public final class ModelConfigReader implements EvidenceReader {
             return Optional.empty();
         }
         String text = head.text();
-        if (!text.stripLeading().startsWith("{") || text.contains("\"weight_map\"")) {
+        // an index, or a weights manifest (which embeds a config.json), is not a config
+        if (!text.stripLeading().startsWith("{") || text.contains("\"weight_map\"") || text.contains("hbm-ledger/weights-manifest/")) {
             return Optional.empty();
         }
         if (text.contains("\"peft_type\"")) {
