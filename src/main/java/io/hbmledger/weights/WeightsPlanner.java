@@ -119,7 +119,6 @@ public final class WeightsPlanner {
         long[] stage = new long[pp];
         // rows keyed by component and rule; per-device bytes kept per stage
         Map<Component, Map<ShardRule, long[]>> rows = new EnumMap<>(Component.class);
-        Map<Component, Map<ShardRule, Set<Integer>>> rowStages = new EnumMap<>(Component.class);
         boolean tiedHeadSeen = false;
         long mtpShare = 0;
         long mlaDerived = 0;
