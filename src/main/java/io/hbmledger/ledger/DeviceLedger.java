@@ -25,6 +25,19 @@ public record DeviceLedger(String device, Integer deviceId, List<Integer> ranks,
         checks = List.copyOf(checks);
     }
 
+    /** Sum of the counted known entries, or null when no entry is counted. */
+    public Long countedSum() {
+        long sum = 0;
+        boolean any = false;
+        for (Entry e : entries) {
+            if (e.known() && e.counted()) {
+                sum += e.bytes();
+                any = true;
+            }
+        }
+        return any ? sum : null;
+    }
+
     /** A measured amount with its source, or unknown (both null) with a note. */
     public record Amount(Long bytes, Source source, String note) {
         public static Amount unknown(String note) {

@@ -16,7 +16,7 @@ final class StatusRule implements RunRule {
         List<TaggedObservation> ooms = ev.where(OomDevices::isOom);
         List<String> failed = new ArrayList<>();
         for (DeviceLedger d : run.devices()) {
-            if ("oom".equals(d.moment())) {
+            if (d.deviceId() != null && !OomDevices.of(ev, d.deviceId()).isEmpty()) {
                 failed.add(d.device());
             }
         }
