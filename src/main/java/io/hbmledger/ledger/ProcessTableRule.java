@@ -47,7 +47,10 @@ final class ProcessTableRule implements DeviceRule {
                     d.sampleMoment, true, null);
             d.put(split ? e.notCounted("holds the vLLM components above, so not in the sum") : e);
         }
-        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, Confidence.MEASURED, sources(other),
+        // No other process: the table's rows for this device (or its usage row) are the evidence.
+        List<Source> otherSrc = !other.isEmpty() ? sources(other)
+                : !server.isEmpty() ? sources(server) : d.used.known() ? List.of(d.used.source()) : List.of();
+        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, Confidence.MEASURED, otherSrc,
                 other.isEmpty() ? "the process table lists no other process on this device"
                         : "other processes on this device (" + describe(other) + "), " + how,
                 d.sampleMoment, true, null));

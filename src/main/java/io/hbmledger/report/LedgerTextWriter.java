@@ -20,6 +20,20 @@ import java.util.Locale;
  */
 public final class LedgerTextWriter {
 
+    /** Above this many devices, a summary table comes first and only notable devices are detailed. */
+    static final int DETAIL_ALL_UP_TO = 4;
+
+    private final boolean allDevices;
+
+    public LedgerTextWriter() {
+        this(false);
+    }
+
+    /** @param allDevices print every device's full ledger, however many there are */
+    public LedgerTextWriter(boolean allDevices) {
+        this.allDevices = allDevices;
+    }
+
     public void write(Ledger ledger, Layout layout, String run, PrintWriter out) {
         out.println("HBM ledger" + (run == null ? "" : " for " + run) + "   status: " + ledger.status().jsonName());
         StringBuilder dep = new StringBuilder("  deployment:");
@@ -36,9 +50,26 @@ public final class LedgerTextWriter {
             out.println("  note: " + n);
         }
         out.println("  GiB = 2^30 bytes; (x.xx) = shown for reference, not in the sum; residual = used - sum");
-        for (DeviceLedger d : ledger.devices()) {
+        List<DeviceLedger> detailed = new ArrayList<>();
+        if (allDevices || ledger.devices().size() <= DETAIL_ALL_UP_TO) {
+            detailed.addAll(ledger.devices());
+        } else {
+            out.println();
+            summary(ledger.devices(), out);
+            for (DeviceLedger d : ledger.devices()) {
+                boolean failing = d.checks().stream().anyMatch(c -> c.status() == Check.Status.FAIL);
+                if (failing || detailed.isEmpty()) {
+                    detailed.add(d);
+                }
+            }
+        }
+        for (DeviceLedger d : detailed) {
             out.println();
             device(d, out);
+        }
+        if (detailed.size() < ledger.devices().size()) {
+            out.println();
+            out.println("(" + (ledger.devices().size() - detailed.size()) + " more device ledgers: --all-devices prints them, --format json holds all)");
         }
         if (!ledger.processLevel().isEmpty()) {
             out.println();
@@ -51,6 +82,24 @@ public final class LedgerTextWriter {
             aligned(rows, new boolean[] {false, true, false, false, false}, out, "  ");
         }
         out.flush();
+    }
+
+    private static void summary(List<DeviceLedger> devices, PrintWriter out) {
+        out.println("summary (GiB)");
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"device", "rank", "capacity", "used", "counted", "residual", "checks"});
+        for (DeviceLedger d : devices) {
+            StringBuilder c = new StringBuilder();
+            for (Check k : d.checks()) {
+                if (k.status() == Check.Status.FAIL || k.status() == Check.Status.WARN) {
+                    c.append(c.length() == 0 ? "" : ", ").append(k.name()).append(' ').append(k.status().jsonName());
+                }
+            }
+            rows.add(new String[] {d.device(), join(d.ranks()), gib(d.capacity().bytes(), true),
+                gib(d.used().bytes(), true), d.countedSum() == null ? "-" : gib(d.countedSum(), true),
+                gib(d.residualBytes(), true), c.length() == 0 ? "no warnings" : c.toString()});
+        }
+        aligned(rows, new boolean[] {false, true, true, true, true, true, false}, out, "  ");
     }
 
     private static void device(DeviceLedger d, PrintWriter out) {
@@ -78,7 +127,7 @@ public final class LedgerTextWriter {
             }
             notes.add(n);
         }
-        rows.add(new String[] {"sum of counted", d.countedSum() == null ? "-" : gib(d.countedSum(), true), "", "entries without parentheses"});
+        rows.add(new String[] {"sum of counted", d.countedSum() == null ? "-" : gib(d.countedSum(), true), "", "lines above without parentheses"});
         notes.add(null);
         rows.add(new String[] {"residual", gib(d.residualBytes(), true),
             d.residualBytes() == null ? Confidence.UNKNOWN.jsonName() : "inferred", "used - counted entries"});
@@ -106,12 +155,12 @@ public final class LedgerTextWriter {
     private static String[] amountRow(String name, DeviceLedger.Amount a) {
         return new String[] {name, gib(a.bytes(), true),
             a.known() ? Confidence.MEASURED.jsonName() : Confidence.UNKNOWN.jsonName(),
-            a.source() == null ? "-" : a.source().shortForm()};
+            a.source() == null ? "no evidence" : a.source().shortForm()};
     }
 
     private static String sources(List<Source> s) {
         if (s.isEmpty()) {
-            return "-";
+            return "no evidence";
         }
         return s.get(0).shortForm() + (s.size() > 1 ? " +" + (s.size() - 1) + " more" : "");
     }

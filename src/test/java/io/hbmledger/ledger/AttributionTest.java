@@ -43,23 +43,8 @@ class AttributionTest {
      */
     @Test
     void a3SingleRankWithBaselineOnly() {
-        file("npu-smi.txt", "npu-smi-info", Moment.BASELINE);
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        // npu-smi line 9: "| 0     0   | 0000:9D:00.0 | 0  0 / 0  3412 / 65536 |" (Chip 0, Phy-ID 0)
-        add("npu-smi.txt", Observation.bytes("hbm_used", 3412 * MIB, 9, "3412").withDevice("npu:0/chip:0").withDeviceId(0));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0").withDeviceId(0));
-        // line 12: chip 1 (Phy-ID 1), another device: must not leak into device 0
-        add("npu-smi.txt", Observation.bytes("hbm_used", 3189 * MIB, 12, "3189").withDevice("npu:0/chip:1").withDeviceId(1));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 12, "65536").withDevice("npu:0/chip:1").withDeviceId(1));
-        String p = "EngineCore_0 pid=1440043";
-        add("serve.log", Observation.value("memory_utilization", 0.8, 8, "0.8"));
-        add("serve.log", Observation.bytes("weights", 16948692569L, 46, "15.7847 GB").withProcess(p));
-        add("serve.log", Observation.bytes("available_memory", 34184553369L, 47, "34184553369").withProcess(p));
-        add("serve.log", Observation.bytes("total_memory", 65464696832L, 47, "65464696832").withProcess(p));
-        add("serve.log", Observation.value("kv_cache_tokens", 252800, 48, "252,800").withProcess(p));
-
-        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
-                Layout.of(1, 1, List.of(0), List.of(), "Llama-3.1-8B")));
+        EvidenceSet ev = LedgerFixtures.a3();
+        Ledger l = Attribution.standard().attribute(ev);
         assertThat(l.devices()).hasSize(1);
         DeviceLedger d = l.devices().get(0);
         assertThat(d.device()).isEqualTo("npu:0/chip:0");
@@ -106,34 +91,8 @@ class AttributionTest {
      */
     @Test
     void oomLedgerOfTheFailedDevice() {
-        file("npu-smi.txt", "npu-smi-info", Moment.OOM);
-        file("oom.log", "vllm-log", Moment.OOM);
-        // npu-smi line 54: "| 0 | 0000:D0:00.0 | 0  0 / 0  59351/ 65536 |" of NPU 15 (no Phy-ID column)
-        add("npu-smi.txt", Observation.bytes("hbm_used", 59351 * MIB, 54, "59351").withDevice("npu:15/chip:0"));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 54, "65536").withDevice("npu:15/chip:0"));
-        // line 9 (NPU 0) and 59 (its process): another device
-        add("npu-smi.txt", Observation.bytes("hbm_used", 59356 * MIB, 9, "59356").withDevice("npu:0/chip:0"));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("npu-smi.txt", Observation.bytes("process_memory", 56057 * MIB, 59, "56057").withDevice("npu:0/chip:0")
-                .withPid(418635L).withProcessName("vllm"));
-        // line 89: "| 15  0 | 418714 | rayNPURayWork | 56063 |"
-        add("npu-smi.txt", Observation.bytes("process_memory", 56063 * MIB, 89, "56063").withDevice("npu:15/chip:0")
-                .withPid(418714L).withProcessName("rayNPURayWork"));
-        // log line 16: "Tried to allocate 17.50 GiB (NPU 15; 60.97 GiB total capacity; 53.74 GiB already
-        // allocated; 53.74 GiB current active; 5.96 GiB free; 54.36 GiB reserved in total by PyTorch)"
-        String p = "NPURayWorkerWrapper pid=399601, ip=192.0.2.10";
-        add("oom.log", Observation.bytes("oom_tried", 18790481920L, 16, "17.50 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_total_capacity", 65466039009L, 16, "60.97 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_allocated", 57702885622L, 16, "53.74 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_free", 6399501271L, 16, "5.96 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_reserved", 58368605553L, 16, "54.36 GiB").withProcess(p).withDevice("npu:15"));
-
-        List<Integer> devices = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-            devices.add(i);
-        }
-        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
-                Layout.of(16, 1, devices, List.of(418635L, 418714L), "DeepSeek-R1")));
+        EvidenceSet ev = LedgerFixtures.oom();
+        Ledger l = Attribution.standard().attribute(ev);
         assertThat(l.status()).isEqualTo(Ledger.Status.FAILED);
         assertThat(l.incompleteReasons().get(0)).contains("out of memory on npu:15/chip:0").contains("oom.log:16");
         DeviceLedger d = l.devices().get(15);
