@@ -19,6 +19,9 @@ final class DriverBaselineRule implements DeviceRule {
             if (used.isEmpty()) {
                 used = rows.stream().filter(t -> t.quantity().equals("memory_used")).findFirst();
             }
+            if (used.isEmpty()) {
+                used = rows.stream().filter(t -> t.quantity().equals("fb_used")).findFirst();
+            }
             if (used.isPresent()) {
                 TaggedObservation u = used.get();
                 long procs = rows.stream().filter(t -> t.quantity().equals("process_memory")).count();

@@ -196,6 +196,30 @@ class AttributionTest {
         assertThat(l.notes()).isEmpty();
     }
 
+    /** nvidia-smi samples take the same rules: fb_used / fb_total per gpu:<index>. */
+    @Test
+    void nvidiaSmiSamples() {
+        file("smi.txt", "nvidia-smi", Moment.READY);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("smi.txt", Observation.bytes("fb_used", 70000 * MIB, 10, "70000MiB").withDevice("gpu:1"));
+        add("smi.txt", Observation.bytes("fb_total", 81559 * MIB, 10, "81559MiB").withDevice("gpu:1"));
+        add("smi.txt", Observation.bytes("process_memory", 69000 * MIB, 20, "69000MiB").withDevice("gpu:1")
+                .withPid(7L).withProcessName("python3"));
+        add("serve.log", Observation.bytes("weights", 15L << 30, 5, "15.00 GiB"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(1), List.of(), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(d.device()).isEqualTo("gpu:1");
+        assertThat(d.used().bytes()).isEqualTo(70000 * MIB);
+        assertThat(d.capacity().bytes()).isEqualTo(81559 * MIB);
+        // outside = 70000 - 69000 = 1000 MiB; the server process (by name) is split by weights, so not counted
+        assertThat(entry(d, Component.OUTSIDE_PROCESSES).bytes()).isEqualTo(1000 * MIB);
+        assertThat(entry(d, Component.SERVER_PROCESSES).counted()).isFalse();
+        assertThat(entry(d, Component.SERVER_PROCESSES).note()).contains("told apart by process name");
+        // residual = 70000 MiB - 15 GiB - 0 - 1000 MiB = 69000 MiB - 15360 MiB = 53640 MiB
+        assertThat(d.residualBytes()).isEqualTo(53640 * MIB);
+    }
+
     @Test
     void rankLabels() {
         assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
