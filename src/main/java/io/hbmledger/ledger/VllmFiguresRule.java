@@ -52,8 +52,7 @@ final class VllmFiguresRule implements DeviceRule {
                 note += "; freed before the server was ready, so not in the sum";
             }
             d.put(new Entry(f.component, t.o().bytes(), pk.confidence(), List.of(t.source()), note,
-                    t.momentName() == null ? "startup" : t.momentName(), counted,
-                    pk.confidence() == Confidence.INFERRED ? "same value applied to each rank" : null));
+                    t.momentName() == null ? "startup" : t.momentName(), counted, null));
         }
     }
 }
