@@ -38,7 +38,7 @@ public final class Attribution {
             new BudgetCheck(),
             new MixedMomentsCheck());
 
-    public static final List<RunRule> RUN_RULES = List.of(new StatusRule());
+    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

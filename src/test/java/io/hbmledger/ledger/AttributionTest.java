@@ -220,6 +220,25 @@ class AttributionTest {
         assertThat(d.residualBytes()).isEqualTo(53640 * MIB);
     }
 
+    /** A sample whose moment was not stated is used for ready, and the check says so. */
+    @Test
+    void untaggedSampleWarnsAndForeignRanksAreReported() {
+        file("smi.txt", "npu-smi-info", null);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("smi.txt", Observation.bytes("hbm_used", 30000 * MIB, 9, "30000").withDevice("npu:0/chip:0"));
+        add("smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("serve.log", Observation.bytes("weights", 20L << 30, 3, "20.00 GiB").withProcess("Worker_TP1 pid=2"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(d.used().bytes()).isEqualTo(30000 * MIB);
+        assertThat(check(d, Check.MIXED_MOMENTS).status()).isEqualTo(Check.Status.WARN);
+        assertThat(check(d, Check.MIXED_MOMENTS).detail()).contains("--moment FILE=ready");
+        // Worker_TP1 is rank 1, which a TP 1 deployment does not have
+        assertThat(entry(d, Component.WEIGHTS).bytes()).isNull();
+        assertThat(l.incompleteReasons()).anyMatch(r -> r.contains("rank(s) [1]") && r.contains("check tp"));
+    }
+
     @Test
     void rankLabels() {
         assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
