@@ -36,7 +36,8 @@ public final class Attribution {
             new ResidualRule(),
             new LedgerSumCheck(),
             new BudgetCheck(),
-            new MixedMomentsCheck());
+            new MixedMomentsCheck(),
+            new LaterSamplesCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule());
 

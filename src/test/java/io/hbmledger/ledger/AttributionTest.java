@@ -177,6 +177,23 @@ class AttributionTest {
         assertThat(entry(d5, Component.OTHER_PROCESSES).bytes()).isZero();
         assertThat(d5.residualBytes()).isEqualTo(40000 * MIB - (9L << 30) - (20L << 30) - 40000 * MIB);
         assertThat(check(d5, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.FAIL);
+        assertThat(d4.checks()).noneMatch(c -> c.name().equals(LaterSamplesCheck.NAME));
+    }
+
+    @Test
+    void afterSampleIsGrowthNotAPeak() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        file("after.txt", "npu-smi-info", Moment.AFTER);
+        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("after.txt", Observation.bytes("hbm_used", 42048 * MIB, 9, "42048").withDevice("npu:0/chip:0"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        Check c = check(l.devices().get(0), LaterSamplesCheck.NAME);
+        // 42048 - 40000 = 2048 MiB = 2.00 GiB > 2% of 64 GiB (1.28 GiB)
+        assertThat(c.status()).isEqualTo(Check.Status.WARN);
+        assertThat(c.detail()).contains("+2.00 GiB since ready").contains("not the activation peak");
+        assertThat(l.devices().get(0).used().bytes()).isEqualTo(40000 * MIB);
     }
 
     @Test
