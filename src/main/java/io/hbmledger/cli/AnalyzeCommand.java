@@ -165,6 +165,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         EvidenceSet ev = new EvidenceSet(tagged, infos, layout);
         Ledger ledger = Attribution.standard().attribute(ev);
+        if (runDir != null) {
+            ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
+        }
         String runName = runDir == null ? null : runDir.dir().toString();
         String json = new LedgerJsonWriter().toJson(ledger, layout, runName);
         String shown;

@@ -257,6 +257,18 @@ class AttributionTest {
     }
 
     @Test
+    void collectionReasonsComeFirstAndKeepTheRunIncomplete() {
+        Ledger l = Attribution.standard().attribute(LedgerFixtures.a3())
+                .withCollection("incomplete", List.of("collected without msprof (--no-msprof)"));
+        assertThat(l.status()).isEqualTo(Ledger.Status.INCOMPLETE);
+        assertThat(l.incompleteReasons().get(0)).isEqualTo("collection: collected without msprof (--no-msprof)");
+        assertThat(l.incompleteReasons()).anyMatch(r -> r.startsWith("ledger lines without evidence: ")
+                && r.contains("graph_pool") && r.contains("hccl"));
+        assertThat(Attribution.standard().attribute(LedgerFixtures.a3()).withCollection("failed", List.of()).status())
+                .isEqualTo(Ledger.Status.FAILED);
+    }
+
+    @Test
     void rankLabels() {
         assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
         assertThat(RankLabels.rankOf("Worker_DP1_TP1 pid=77", 2)).isEqualTo(3);
