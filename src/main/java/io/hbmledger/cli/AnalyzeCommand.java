@@ -175,7 +175,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
             shown = json;
         } else {
             StringWriter buf = new StringWriter();
-            new LedgerTextWriter(allDevices).write(ledger, layout, runName, new PrintWriter(buf));
+            new LedgerTextWriter(allDevices).write(ledger, layout, runName,
+                    runDir == null ? null : runDir.manifest().source(), new PrintWriter(buf));
             shown = buf.toString();
         }
         if (runDir != null && !noWrite) {

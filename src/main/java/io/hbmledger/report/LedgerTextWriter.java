@@ -35,7 +35,15 @@ public final class LedgerTextWriter {
     }
 
     public void write(Ledger ledger, Layout layout, String run, PrintWriter out) {
+        write(ledger, layout, run, null, out);
+    }
+
+    /** @param source where the run's evidence came from (run.json {@code source}), or null */
+    public void write(Ledger ledger, Layout layout, String run, String source, PrintWriter out) {
         out.println("HBM ledger" + (run == null ? "" : " for " + run) + "   status: " + ledger.status().jsonName());
+        if (source != null && !source.isBlank()) {
+            out.println("  evidence from: " + source);
+        }
         StringBuilder dep = new StringBuilder("  deployment:");
         if (layout.model() != null) {
             dep.append(' ').append(layout.model());
