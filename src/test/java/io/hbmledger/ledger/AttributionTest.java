@@ -269,6 +269,17 @@ class AttributionTest {
     }
 
     @Test
+    void negativeKvBudgetIsShownNotCounted() {
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("serve.log", Observation.bytes("kv_cache_available", -(3L << 29), 12, "-1.50 GiB"));
+        Entry kv = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.KV_CACHE);
+        assertThat(kv.bytes()).isEqualTo(-(3L << 29));
+        assertThat(kv.counted()).isFalse();
+        assertThat(kv.note()).contains("no memory left for the KV cache");
+    }
+
+    @Test
     void rankLabels() {
         assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
         assertThat(RankLabels.rankOf("Worker_DP1_TP1 pid=77", 2)).isEqualTo(3);
