@@ -10,6 +10,12 @@ final class RankCoverageRule implements RunRule {
 
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {
+        Layout l = ev.layout();
+        if (l.devicesGiven() && l.devices().size() != l.tp() * l.dp()) {
+            run.note("the deployment lists " + l.devices().size() + " device(s) but TP " + l.tp() + " x DP " + l.dp()
+                    + " = " + l.tp() * l.dp() + " ranks: rank i is mapped to the i-th listed device"
+                    + (l.devices().size() < l.tp() * l.dp() ? "; ranks beyond the list (other nodes?) have no ledger here" : ""));
+        }
         TreeSet<Integer> outside = new TreeSet<>();
         for (TaggedObservation t : ev.where(TaggedObservation::isVllm)) {
             if (t.rank() != null && t.rank() >= ev.layout().ranks()) {
