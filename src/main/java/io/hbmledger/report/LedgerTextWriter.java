@@ -149,7 +149,10 @@ public final class LedgerTextWriter {
             out.println(b.toString().stripTrailing());
             String n = notes.get(i);
             if (n != null && !n.isEmpty()) {
-                out.println("  " + " ".repeat(w[0] + 2 + w[1] + 2) + "  " + n);
+                String indent = "  " + " ".repeat(w[0] + 2 + w[1] + 2) + "  ";
+                for (String part : wrap(n, Math.max(60, NOTE_WIDTH - indent.length()))) {
+                    out.println(indent + part);
+                }
             }
         }
         out.println("  checks");
@@ -158,6 +161,29 @@ public final class LedgerTextWriter {
             checks.add(new String[] {c.name(), c.status().jsonName(), c.detail()});
         }
         aligned(checks, new boolean[] {false, false, false}, out, "    ");
+    }
+
+    /** Notes are wrapped so that a line stays within this many columns where possible. */
+    static final int NOTE_WIDTH = 120;
+
+    /** Splits text at spaces into lines of at most width characters (longer words stay whole). */
+    static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        if (line.length() > 0) {
+            lines.add(line.toString());
+        }
+        return lines;
     }
 
     private static String[] amountRow(String name, DeviceLedger.Amount a) {
@@ -170,7 +196,25 @@ public final class LedgerTextWriter {
         if (s.isEmpty()) {
             return "no evidence";
         }
-        return s.get(0).shortForm() + (s.size() > 1 ? " +" + (s.size() - 1) + " more" : "");
+        StringBuilder b = new StringBuilder(s.get(0).shortForm());
+        java.util.Set<Integer> lines = new java.util.LinkedHashSet<>();
+        int elsewhere = 0;
+        for (Source x : s.subList(1, s.size())) {
+            if (x.file().equals(s.get(0).file())) {
+                if (x.line() != s.get(0).line()) {
+                    lines.add(x.line());
+                }
+            } else {
+                elsewhere++;
+            }
+        }
+        for (int line : lines) {
+            b.append(", :").append(line);
+        }
+        if (elsewhere > 0) {
+            b.append(" +").append(elsewhere).append(" more");
+        }
+        return b.toString();
     }
 
     static String gib(Long bytes, boolean counted) {
