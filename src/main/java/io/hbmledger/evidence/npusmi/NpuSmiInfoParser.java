@@ -1,7 +1,9 @@
 package io.hbmledger.evidence.npusmi;
 
+import io.hbmledger.evidence.smitable.SmiParse;
+import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.Observation;
-import io.hbmledger.evidence.npusmi.SmiLines.Row;
+import io.hbmledger.evidence.smitable.SmiLines.Row;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

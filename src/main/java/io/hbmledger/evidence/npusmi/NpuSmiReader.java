@@ -1,5 +1,7 @@
 package io.hbmledger.evidence.npusmi;
 
+import io.hbmledger.evidence.smitable.SmiParse;
+import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
@@ -12,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Reader for {@code npu-smi info} tables ({@value NpuSmiInfoParser#FORMAT}) and
@@ -24,27 +25,14 @@ import java.util.regex.Pattern;
  */
 public final class NpuSmiReader implements EvidenceReader {
 
-    /** A vLLM / vllm-ascend log line: level, then MM-DD HH:MM:SS. */
-    static final Pattern LOG_LINE = Pattern.compile("\\b(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\\s+\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d");
-
     @Override
     public Optional<String> detect(FileHead head) {
         List<String> lines = cleaned(head.head());
-        int tableLines = 0;
-        int logLines = 0;
-        boolean header = false;
-        for (String s : lines) {
-            if (s.startsWith("|") || s.startsWith("+")) {
-                tableLines++;
-                header |= NpuSmiInfoParser.isHeader(s);
-            } else if (LOG_LINE.matcher(s).find()) {
-                logLines++;
-            }
-        }
-        if (header && tableLines >= logLines) {
+        if (SmiLines.isMostlyTable(lines, NpuSmiInfoParser::isHeader)) {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }
-        if (!header && logLines == 0 && NpuSmiUsagesParser.looksLikeUsages(lines)) {
+        boolean header = lines.stream().anyMatch(NpuSmiInfoParser::isHeader);
+        if (!header && !SmiLines.hasLogLine(lines) && NpuSmiUsagesParser.looksLikeUsages(lines)) {
             return Optional.of(NpuSmiUsagesParser.FORMAT);
         }
         return Optional.empty();

@@ -1,5 +1,7 @@
 package io.hbmledger.evidence.npusmi;
 
+import io.hbmledger.evidence.smitable.SmiParse;
+import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.Observation;
 import java.util.ArrayList;
 import java.util.List;

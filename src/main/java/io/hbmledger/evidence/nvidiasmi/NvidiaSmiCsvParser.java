@@ -3,7 +3,7 @@ package io.hbmledger.evidence.nvidiasmi;
 import de.siegmar.fastcsv.reader.CsvReader;
 import de.siegmar.fastcsv.reader.CsvRecord;
 import io.hbmledger.evidence.Observation;
-import io.hbmledger.evidence.npusmi.SmiParse;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

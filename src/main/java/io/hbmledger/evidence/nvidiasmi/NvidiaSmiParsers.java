@@ -1,6 +1,6 @@
 package io.hbmledger.evidence.nvidiasmi;
 
-import io.hbmledger.evidence.npusmi.SmiParse;
+import io.hbmledger.evidence.smitable.SmiParse;
 
 /** The two pure nvidia-smi parsers behind one name, for callers that hold text of either kind. */
 public final class NvidiaSmiParsers {

@@ -4,14 +4,13 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
-import io.hbmledger.evidence.npusmi.SmiLines;
-import io.hbmledger.evidence.npusmi.SmiParse;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Reader for plain {@code nvidia-smi} tables ({@value NvidiaSmiTableParser#FORMAT}) and
@@ -23,24 +22,11 @@ import java.util.regex.Pattern;
  */
 public final class NvidiaSmiReader implements EvidenceReader {
 
-    private static final Pattern LOG_LINE = Pattern.compile("\\b(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\\s+\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d");
-
     @Override
     public Optional<String> detect(FileHead head) {
         String text = SmiLines.decode(head.head());
         List<String> lines = SmiLines.lines(text).stream().map(SmiLines::clean).toList();
-        int tableLines = 0;
-        int logLines = 0;
-        boolean header = false;
-        for (String s : lines) {
-            if (s.startsWith("|") || s.startsWith("+")) {
-                tableLines++;
-                header |= NvidiaSmiTableParser.isHeader(s);
-            } else if (LOG_LINE.matcher(s).find()) {
-                logLines++;
-            }
-        }
-        if (header && tableLines >= logLines) {
+        if (SmiLines.isMostlyTable(lines, NvidiaSmiTableParser::isHeader)) {
             return Optional.of(NvidiaSmiTableParser.FORMAT);
         }
         if (NvidiaSmiCsvParser.looksLikeCsv(text)) {

@@ -1,9 +1,9 @@
 package io.hbmledger.evidence.nvidiasmi;
 
 import io.hbmledger.evidence.Observation;
-import io.hbmledger.evidence.npusmi.SmiLines;
-import io.hbmledger.evidence.npusmi.SmiLines.Row;
-import io.hbmledger.evidence.npusmi.SmiParse;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiLines.Row;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.hbmledger.evidence.npusmi;
 
+import io.hbmledger.evidence.smitable.SmiParse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;

@@ -1,5 +1,6 @@
 package io.hbmledger.evidence.npusmi;
 
+import io.hbmledger.evidence.smitable.SmiParse;
 import static io.hbmledger.evidence.npusmi.NpuSmiInfoParserTest.all;
 import static io.hbmledger.evidence.npusmi.NpuSmiInfoParserTest.one;
 import static org.assertj.core.api.Assertions.assertThat;

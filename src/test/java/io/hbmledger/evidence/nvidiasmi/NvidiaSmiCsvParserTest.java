@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
-import io.hbmledger.evidence.npusmi.SmiParse;
+import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.hbmledger.evidence.nvidiasmi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;
-import io.hbmledger.evidence.npusmi.SmiParse;
+import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.hbmledger.evidence.npusmi;
+package io.hbmledger.evidence.smitable;
 
 import io.hbmledger.evidence.Observation;
 import java.util.List;

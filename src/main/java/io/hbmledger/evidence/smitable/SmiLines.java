@@ -1,9 +1,10 @@
-package io.hbmledger.evidence.npusmi;
+package io.hbmledger.evidence.smitable;
 
 import io.hbmledger.evidence.TextLines;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -18,7 +19,36 @@ public final class SmiLines {
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;?]*[A-Za-z]|\u001B[()][0-9A-Za-z]");
 
+    /** A vLLM / vllm-ascend log record header: level, then MM-DD HH:MM:SS. */
+    private static final Pattern LOG_LINE =
+            Pattern.compile("\\b(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\\s+\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d");
+
     private SmiLines() {
+    }
+
+    /**
+     * True when cleaned lines hold a table with a recognised header row and at least as many
+     * table lines as log lines: a vLLM log that quotes a table among its records belongs to
+     * the log reader, a table with a few log lines pasted around it to the table reader.
+     */
+    public static boolean isMostlyTable(List<String> cleaned, Predicate<String> isHeader) {
+        int tableLines = 0;
+        int logLines = 0;
+        boolean header = false;
+        for (String s : cleaned) {
+            if (s.startsWith("|") || s.startsWith("+")) {
+                tableLines++;
+                header |= isHeader.test(s);
+            } else if (LOG_LINE.matcher(s).find()) {
+                logLines++;
+            }
+        }
+        return header && tableLines >= logLines;
+    }
+
+    /** True when any cleaned line is a vLLM log record header. */
+    public static boolean hasLogLine(List<String> cleaned) {
+        return cleaned.stream().anyMatch(s -> LOG_LINE.matcher(s).find());
     }
 
     /**
