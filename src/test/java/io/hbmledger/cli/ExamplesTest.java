@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * out by hand from the example files. Every figure below is derived in the comment next to it
  * from the line it comes from; npu-smi "MB" is MiB (x 1048576), vLLM "GB"/"GiB" is 2^30 bytes.
  * The examples are copied to a temporary directory so that report.json is not written into the
- * repository.
+ * repository. They are part of the repository, so these tests run on a fresh clone too.
  */
 class ExamplesTest {
 
@@ -77,7 +77,6 @@ class ExamplesTest {
      */
     @Test
     void a3Llama8bEagle3() throws Exception {
-        Corpus.root();
         Path run = copy("a3-llama3.1-8b-eagle3");
         CliRun r = CliRun.of("analyze", run.toString(), "--format", "json");
         assertThat(r.exit()).as(r.err()).isZero();
@@ -165,7 +164,6 @@ class ExamplesTest {
      */
     @Test
     void deepseekR1Tp16Oom() throws Exception {
-        Corpus.root();
         Path run = copy("910b2c-deepseek-r1-tp16-oom");
         CliRun r = CliRun.of("analyze", run.toString(), "--format", "json");
         assertThat(r.exit()).as(r.err()).isZero();
