@@ -101,6 +101,8 @@ public final class LedgerTextWriter {
             for (Check k : d.checks()) {
                 if (k.status() == Check.Status.FAIL || k.status() == Check.Status.WARN) {
                     c.append(c.length() == 0 ? "" : ", ").append(k.name()).append(' ').append(k.status().jsonName());
+                } else if (k.name().equals(Check.LEDGER_SUM_VS_USED) && k.detail().contains("by construction")) {
+                    c.append(c.length() == 0 ? "" : ", ").append("residual 0 by construction (server memory not split)");
                 }
             }
             rows.add(new String[] {d.device(), join(d.ranks()), gib(d.capacity().bytes(), true),
