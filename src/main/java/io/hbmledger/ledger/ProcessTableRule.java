@@ -29,14 +29,22 @@ final class ProcessTableRule implements DeviceRule {
         List<TaggedObservation> procs = ev.smiRows(d.sampleFile, d.logicalDevice).stream()
                 .filter(t -> t.quantity().equals("process_memory")).toList();
         List<Long> pids = ev.layout().serverPids();
+        // In a container, npu-smi may show host pids while the server's own pids are the
+        // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
+        String sampleFile = d.sampleFile;
+        boolean pidsSeen = !pids.isEmpty() && ev.where(t -> t.file().equals(sampleFile)
+                && t.quantity().equals("process_memory") && pids.contains(t.o().pid())).size() > 0;
+        boolean byPid = pidsSeen;
         List<TaggedObservation> server = new ArrayList<>();
         List<TaggedObservation> other = new ArrayList<>();
         for (TaggedObservation p : procs) {
-            boolean isServer = pids.isEmpty() ? byName(p.o().processName()) : pids.contains(p.o().pid());
+            boolean isServer = byPid ? pids.contains(p.o().pid()) : byName(p.o().processName());
             (isServer ? server : other).add(p);
         }
-        String how = pids.isEmpty() ? "told apart by process name (run.json names no server_pids)"
-                : "told apart by deployment.server_pids";
+        String how = byPid ? "told apart by deployment.server_pids"
+                : pids.isEmpty() ? "told apart by process name (vllm, python, ray; run.json names no server_pids)"
+                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this npu-smi table"
+                        + " (a container shows other pids than the host)";
         long serverBytes = sum(server);
         long otherBytes = sum(other);
         boolean split = d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)

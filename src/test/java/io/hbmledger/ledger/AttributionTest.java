@@ -279,6 +279,24 @@ class AttributionTest {
         assertThat(kv.note()).contains("no memory left for the KV cache");
     }
 
+    /** Container pids that npu-smi does not show: fall back to process names and say so. */
+    @Test
+    void serverPidsFromAnotherNamespaceFallBackToNames() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("process_memory", 36000 * MIB, 40, "36000").withDevice("npu:0/chip:0")
+                .withPid(418635L).withProcessName("vllm"));
+        add("ready.txt", Observation.bytes("process_memory", 500 * MIB, 41, "500").withDevice("npu:0/chip:0")
+                .withPid(999L).withProcessName("monitor"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(1440043L), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(entry(d, Component.SERVER_PROCESSES).bytes()).isEqualTo(36000 * MIB);
+        assertThat(entry(d, Component.SERVER_PROCESSES).note()).contains("none of run.json's server_pids");
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isEqualTo(500 * MIB);
+    }
+
     @Test
     void rankLabels() {
         assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
