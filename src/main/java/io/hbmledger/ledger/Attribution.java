@@ -30,6 +30,8 @@ public final class Attribution {
             new VllmFiguresRule(),
             new ProfilePeakRule(),
             new KvFromTokensRule(),
+            new CheckpointWeightsRule(),
+            new KvTokensCheck(),
             new OomRule(),
             new ProcessTableRule(),
             new MissingComponentsRule(),
@@ -39,7 +41,8 @@ public final class Attribution {
             new MixedMomentsCheck(),
             new LaterSamplesCheck());
 
-    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule());
+    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
+            new CheckpointTotalRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

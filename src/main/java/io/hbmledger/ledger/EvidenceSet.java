@@ -8,14 +8,23 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * Everything a run holds, ready for attribution: tagged observations, the files they came from
- * and the deployment layout. Pure data with lookups; no I/O.
+ * Everything a run holds, ready for attribution: tagged observations, the files they came from,
+ * the deployment layout and, when the run names one, the model checkpoint. Pure data with
+ * lookups; no I/O.
+ *
+ * @param checkpoint the checkpoint the run names, or null
  */
-public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
+public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                          CheckpointEvidence checkpoint) {
 
     public EvidenceSet {
         observations = List.copyOf(observations);
         files = List.copyOf(files);
+    }
+
+    /** A run that names no checkpoint. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
+        this(observations, files, layout, null);
     }
 
     /** One evidence file of the run: as shown to the user, its format and its moment. */
