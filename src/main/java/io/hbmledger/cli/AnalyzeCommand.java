@@ -191,7 +191,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
             } else if (runDir != null && runDir.modelDir() != null) {
                 checkpoint = loader.load(runDir.modelDir(), runDir.modelDirShown());
             } else if (checkpoint == null && !loose.isEmpty()) {
-                checkpoint = loader.loose(loose);
+                try {
+                    checkpoint = loader.loose(loose);
+                } catch (EvidenceException e) {
+                    // Loose config.json / index files still give their observations; only the
+                    // checkpoint lines are left out, and the user is told why.
+                    err.println("hbm-ledger: warning: " + e.getMessage() + "; the ledger shows no checkpoint lines");
+                }
             }
         } catch (EvidenceException e) {
             errors.add(e.getMessage());

@@ -31,7 +31,7 @@ record CheckpointTotal(long bytes, Confidence confidence, String how) {
                         + " B of files (headers included), not downloaded";
         return new CheckpointTotal(sum, ck.source() == Checkpoint.Source.HEADERS ? Confidence.EXACT : Confidence.ESTIMATED,
                 (ck.source() == Checkpoint.Source.HEADERS ? "tensor bytes of the downloaded files' headers only"
-                        : "estimated from config.json shapes (no safetensors headers)") + lfs);
+                        : "config.json shapes (no safetensors headers)") + lfs);
     }
 
     static String signed(long v) {

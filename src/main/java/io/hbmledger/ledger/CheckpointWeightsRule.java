@@ -38,8 +38,8 @@ final class CheckpointWeightsRule implements DeviceRule {
         long share = stage < plan.stageBytes().size() ? plan.stageBytes().get(stage) : plan.perDeviceBytes();
         CheckpointTotal total = CheckpointTotal.of(c);
         String arithmetic = "checkpoint " + total.bytes() + " B (" + total.confidence().jsonName() + ": " + total.how()
-                + "), sharded by vLLM's rules for each tensor name under " + c.layout() + ", weights served as "
-                + plan.servedDtype() + (c.layout().pp() > 1 ? ", PP stage " + stage : "") + " = " + share + " B ("
+                + "), sharded by vLLM's rules for each tensor name under " + c.layout() + ", " + served(c, plan)
+                + (c.layout().pp() > 1 ? ", PP stage " + stage : "") + " = " + share + " B ("
                 + Units.gib(share) + ") on rank " + rank;
         Optional<Entry> vllm = d.get(Component.WEIGHTS).filter(Entry::known);
         if (vllm.isEmpty()) {
@@ -71,6 +71,15 @@ final class CheckpointWeightsRule implements DeviceRule {
                     + "; closest explanation: " + best.reason() + " (" + Units.gib(best.perDeviceBytes()) + ", off by "
                     + signedGib(best.difference()) + ")"));
         }
+    }
+
+    private static String served(CheckpointEvidence c, WeightsPlan plan) {
+        var cfg = c.checkpoint().config();
+        if (cfg != null && cfg.quantization() != null) {
+            String m = cfg.quantization().method();
+            return "quantized weights (" + (m == null ? "quantization_config" : m) + ") kept at their stored size";
+        }
+        return "weights served as " + plan.servedDtype();
     }
 
     /** vLLM numbers ranks pp_rank x tp + tp_rank within a DP replica. */
