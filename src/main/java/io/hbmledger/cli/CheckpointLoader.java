@@ -102,6 +102,7 @@ final class CheckpointLoader {
      */
     CheckpointEvidence loose(List<LooseFile> files) throws IOException, EvidenceException {
         String config = null;
+        String configShown = null;
         CheckpointManifest.Index index = null;
         List<CheckpointManifest.File> headers = new ArrayList<>();
         List<CheckpointManifest.LfsFile> lfs = new ArrayList<>();
@@ -133,6 +134,7 @@ final class CheckpointLoader {
                 }
                 case "model-config" -> {
                     config = Files.readString(p, StandardCharsets.UTF_8);
+                    configShown = s;
                     sources.add(new Source(s, 1, "config.json"));
                 }
                 default -> {
@@ -143,7 +145,17 @@ final class CheckpointLoader {
             return null;
         }
         String where = parentOf(files.get(0).shown());
-        return of(where, new CheckpointManifest(where, headers, lfs, index, config), sources);
+        try {
+            return of(where, new CheckpointManifest(where, headers, lfs, index, config), sources);
+        } catch (EvidenceException e) {
+            String assumed = where + "/config.json";
+            if (configShown == null || !e.file().equals(assumed)) {
+                throw e;
+            }
+            // Checkpoint names the config after the directory; say which file it really was.
+            String prefix = e.file() + (e.line() > 0 ? ":" + e.line() : "") + ": ";
+            throw new EvidenceException(configShown, e.line(), e.getMessage().substring(prefix.length()));
+        }
     }
 
     private CheckpointEvidence of(String shown, CheckpointManifest m, List<Source> sources) throws EvidenceException {

@@ -247,6 +247,24 @@ class AnalyzeCheckpointTest {
         assertThat(run.resolve("report.json")).doesNotExist();
     }
 
+    @Test
+    void looseConfigThatCannotBeSizedOnlyWarns() throws Exception {
+        // a config.json the model-config reader recognises but that names no vocab_size: no weights to estimate
+        Path log = Files.writeString(tmp.resolve("serve.log"), WEIGHTS_LINE);
+        Path cfg = Files.writeString(tmp.resolve("odd-config.json"),
+                "{\"model_type\": \"whisper\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4}\n");
+        CliRun r = CliRun.of("analyze", log.toString(), cfg.toString(), "--tp", "4");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.err()).contains(cfg + ": ").contains("no vocab_size").contains("no checkpoint lines");
+        assertThat(r.out()).doesNotContain("weights_checkpoint");
+        // the same file named as the checkpoint is an error: the user asked for it
+        Path dir = Files.createDirectories(tmp.resolve("odd"));
+        Files.copy(cfg, dir.resolve("config.json"));
+        CliRun named = CliRun.of("analyze", log.toString(), "--tp", "4", "--model-dir", dir.toString());
+        assertThat(named.exit()).isEqualTo(2);
+        assertThat(named.err()).contains("no vocab_size").contains("no ledger written");
+    }
+
     private void deleteRun() throws IOException {
         Path run = tmp.resolve("run");
         try (Stream<Path> s = Files.walk(run)) {
