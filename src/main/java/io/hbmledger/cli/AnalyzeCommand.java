@@ -91,6 +91,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--ep", description = "expert parallelism was on (--enable-expert-parallel), for the checkpoint's share (evidence files only)")
     boolean ep;
 
+    @Option(names = "--dtype", description = "vLLM --dtype, for the checkpoint's per-device share (evidence files only; default auto)")
+    String dtype;
+
+    @Option(names = "--kv-cache-dtype", description = "vLLM --kv-cache-dtype, for KV bytes per token (evidence files only; default auto)")
+    String kvCacheDtype;
+
     @Option(names = "--all-devices", description = "print every device's full ledger (by default, above 4 devices a summary and the notable devices)")
     boolean allDevices;
 
@@ -133,8 +139,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<Input> files;
         Layout layout;
         if (runMode) {
-            if (tp != null || dp != null || pp != null || ep || devices != null || !moments.isEmpty() || model != null) {
-                throw new BadInput("--tp, --dp, --pp, --ep, --devices, --moment and --model describe evidence files;"
+            if (tp != null || dp != null || pp != null || ep || dtype != null || kvCacheDtype != null || devices != null
+                    || !moments.isEmpty() || model != null) {
+                throw new BadInput("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment and --model"
+                        + " describe evidence files;"
                         + " a run directory takes them from its run.json");
             }
             runDir = RunDirectory.open(inputs.get(0));
@@ -249,11 +257,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
         Deployment d = runDir == null ? null : runDir.manifest().deployment();
         int p = d != null && d.pp() != null ? d.pp() : pp != null ? pp : 1;
         boolean e = d != null ? Boolean.TRUE.equals(d.ep()) : ep;
-        Object dtype = d == null ? null : d.extra().get("dtype");
-        String kv = d != null && d.kvCacheDtype() != null ? d.kvCacheDtype() : "auto";
+        Object dt = d == null ? dtype : d.extra().get("dtype");
+        String kv = d != null && d.kvCacheDtype() != null ? d.kvCacheDtype() : kvCacheDtype != null ? kvCacheDtype : "auto";
         PlanOptions defaults = PlanOptions.defaults();
         return new CheckpointLoader(new ParallelLayout(layout.tp(), layout.dp(), Math.max(p, 1), e),
-                new PlanOptions(dtype instanceof String s ? s : "auto", kv, false, defaults.blockSize()));
+                new PlanOptions(dt instanceof String s ? s : "auto", kv, false, defaults.blockSize()));
     }
 
     private static List<Input> runInputs(RunDirectory rd) throws BadInput {

@@ -43,10 +43,18 @@ final class CheckpointWeightsRule implements DeviceRule {
                 + Units.gib(share) + ") on rank " + rank;
         Optional<Entry> vllm = d.get(Component.WEIGHTS).filter(Entry::known);
         if (vllm.isEmpty()) {
-            d.put(new Entry(Component.WEIGHTS, share, Confidence.ESTIMATED, c.sources(),
-                    "vLLM printed no weights figure for this rank: the checkpoint's share stands in (" + c.shown()
-                            + "; sharding worked out from tensor names is an estimate, not vLLM's own figure)",
-                    "static", true, arithmetic));
+            String note = "vLLM printed no weights figure for this rank: the checkpoint's share stands in (" + c.shown()
+                    + "; sharding worked out from tensor names is an estimate, not vLLM's own figure)";
+            // In an out-of-memory ledger the share splits PyTorch's allocated bytes into weights and the rest.
+            Optional<TaggedObservation> alloc = OomDevices.of(ev, d.logicalDevice).stream()
+                    .filter(t -> t.quantity().equals("oom_allocated") && t.o().bytes() != null).reduce((a, b) -> b);
+            if (alloc.isPresent()) {
+                long rest = alloc.get().o().bytes() - share;
+                note += "; PyTorch's allocated " + alloc.get().o().text() + " (" + alloc.get().source().shortForm()
+                        + ") minus this share leaves " + Units.gib(rest)
+                        + " for everything else PyTorch held when the allocation failed (activations, buffers; KV cache if allocated yet)";
+            }
+            d.put(new Entry(Component.WEIGHTS, share, Confidence.ESTIMATED, c.sources(), note, "static", true, arithmetic));
             return;
         }
         long reported = vllm.get().bytes();

@@ -78,11 +78,14 @@ final class KvTokensCheck implements DeviceRule {
             d.check(new Check(CHECK, Check.Status.PASS, detail + ", less than one " + BLOCK + "-token block ("
                     + Units.mib(block) + ")" + (rounding > 0 ? " plus the figure's print rounding" : "")
                     + ": vLLM turned its budget into whole blocks"));
+        } else if (expected > 0 && Math.abs(reported - 2 * expected) <= block + rounding) {
+            d.check(new Check(CHECK, Check.Status.WARN, detail + layersWorth(gap, expected, pt) + ": twice what the tokens need, so vLLM held each KV"
+                    + " element in twice the bytes assumed (e.g. a 16-bit KV cache where fp8 was assumed)"));
+        } else if (expected > 0 && Math.abs(2 * reported - expected) <= 2 * (block + rounding)) {
+            d.check(new Check(CHECK, Check.Status.WARN, detail + ": half what the tokens need, so vLLM held each KV"
+                    + " element in half the bytes assumed (e.g. an fp8 KV cache; set deployment.kv_cache_dtype)"));
         } else if (gap > 0) {
-            String layers = pt.layers() == null || pt.layers() == 0 ? ""
-                    : String.format(java.util.Locale.ROOT, " (%.2f layers' worth at this token count)",
-                            gap / (double) (expected / pt.layers()));
-            d.check(new Check(CHECK, Check.Status.WARN, detail + layers + ", more than one " + BLOCK
+            d.check(new Check(CHECK, Check.Status.WARN, detail + layersWorth(gap, expected, pt) + ", more than one " + BLOCK
                     + "-token block: KV layers the config does not list share the budget (a drafter's, EAGLE or MTP),"
                     + " or the KV cache dtype is wider than assumed"));
         } else {
@@ -91,15 +94,24 @@ final class KvTokensCheck implements DeviceRule {
         }
     }
 
+    private static String layersWorth(long gap, long expected, PerToken pt) {
+        return pt.layers() == null || pt.layers() == 0 || expected == 0 ? ""
+                : String.format(java.util.Locale.ROOT, " (%.2f layers' worth at this token count)",
+                        gap / (double) (expected / pt.layers()));
+    }
+
     private static PerToken perToken(EvidenceSet ev) {
         CheckpointEvidence c = ev.checkpoint();
         if (c != null && c.checkpoint().config() != null) {
             KvCacheEstimate kv = WeightsPlanner.plan(c.checkpoint(), c.layout(), c.options()).kv();
             if (kv != null) {
                 int layers = WeightsPlanner.maxStageLayers(c.checkpoint().config().numLayers(), c.layout().pp());
+                String dtype = "auto".equalsIgnoreCase(c.options().kvCacheDtype())
+                        ? "KV dtype by vLLM's auto rule (the served dtype)"
+                        : "KV dtype " + c.options().kvCacheDtype() + " as the run states (kv_cache_dtype)";
                 return new PerToken(kv.bytesPerTokenPerDevice(), layers, c.sources(),
                         kv.formula() + (kv.bytesPerToken() == kv.bytesPerTokenPerDevice() ? ", whole on every rank"
-                                : ", this rank's share under " + c.layout()));
+                                : ", this rank's share under " + c.layout()) + "; " + dtype);
             }
         }
         List<TaggedObservation> bpt = ev.quantity("kv_bytes_per_token");
@@ -111,15 +123,15 @@ final class KvTokensCheck implements DeviceRule {
         Integer layers = first(ev, "num_layers");
         int tp = ev.layout().tp();
         if (!ev.quantity("kv_lora_rank").isEmpty()) {
-            return new PerToken(whole, layers, List.of(b.source()), "config.json, MLA: the latent is whole on every rank");
+            return new PerToken(whole, layers, List.of(b.source()), "config.json, MLA: the latent is whole on every rank; checkpoint dtype");
         }
         Integer heads = first(ev, "num_kv_heads");
         if (heads == null || heads <= 0) {
-            return new PerToken(whole / tp, layers, List.of(b.source()), "config.json / TP " + tp + ", KV head count not known");
+            return new PerToken(whole / tp, layers, List.of(b.source()), "config.json / TP " + tp + ", KV head count not known; checkpoint dtype");
         }
         int perRank = tp >= heads ? 1 : heads / tp;
         return new PerToken(whole / heads * perRank, layers, List.of(b.source()),
-                "config.json, " + perRank + " of " + heads + " KV heads per rank under TP " + tp);
+                "config.json, " + perRank + " of " + heads + " KV heads per rank under TP " + tp + "; checkpoint dtype");
     }
 
     private static Integer first(EvidenceSet ev, String q) {

@@ -197,6 +197,15 @@ class AnalyzeCheckpointTest {
         JsonNode a = analyze("analyze", log.toString(), "--tp", "4", "--model-dir", qwenDir().toString(),
                 "--format", "json");
         assertThat(entry(a.get("devices").get(2), "weights_checkpoint").get("bytes").asLong()).isEqualTo(SHARE);
+        // an fp8 KV cache halves the bytes per token: 49,152 / 2 = 24,576 B; 524,288 x 24,576 = 12 GiB, so
+        // vLLM's 24.00 GiB leaves 12 GiB over = 48 layers' worth (12 GiB / (12 GiB / 48 layers)): twice
+        // the tokens' need, which the warning reads as a KV element twice as wide as assumed
+        JsonNode fp8 = analyze("analyze", log.toString(), "--tp", "4", "--model-dir", qwenDir().toString(),
+                "--kv-cache-dtype", "fp8", "--format", "json");
+        JsonNode k = check(fp8.get("devices").get(0), "kv_cache_vs_tokens");
+        assertThat(k.get("status").asText()).isEqualTo("warn");
+        assertThat(k.get("detail").asText()).contains("x 24576 B/token").contains("KV dtype fp8 as the run states")
+                .contains("48.00 layers' worth").contains("twice what the tokens need");
         // the corpus files themselves, listed as evidence, read where they are
         JsonNode b = analyze("analyze", log.toString(), Corpus.file("model-config/sakura-14b-qwen2.5.config.json").toString(),
                 Corpus.file("safetensors/sakura-14b-qwen2.5.model.safetensors.index.json").toString(), "--tp", "4",
@@ -305,7 +314,8 @@ class AnalyzeCheckpointTest {
         JsonNode w = entry(npu15, "weights");
         assertThat(w.get("confidence").asText()).isEqualTo("estimated");
         assertThat(w.get("counted").asBoolean()).isFalse();
-        assertThat(w.get("note").asText()).contains("inside torch_allocated");
+        assertThat(w.get("note").asText()).contains("inside torch_allocated")
+                .contains("PyTorch's allocated 53.74 GiB (evidence/vllm-oom.log:16 \"53.74 GiB\") minus this share leaves");
         // more than the experts' share, less than PyTorch's allocated 53.74 GiB (57,702,885,622 B)
         assertThat(w.get("bytes").asLong()).isGreaterThan(40_869_298_176L).isLessThan(57_702_885_622L);
         // the whole checkpoint: estimated from config.json (no headers, LFS pointers only)
