@@ -82,8 +82,14 @@ final class CheckpointLoader {
 
     /** A saved weights manifest. */
     CheckpointEvidence manifest(Path file, String shown) throws IOException, EvidenceException {
-        CheckpointManifest m = ManifestJson.read(shown, Files.readString(file, StandardCharsets.UTF_8));
-        return of(shown, m, List.of(new Source(shown, 1, ManifestJson.SCHEMA)));
+        String text = Files.readString(file, StandardCharsets.UTF_8);
+        CheckpointManifest m = ManifestJson.read(shown, text);
+        // Point at the index's total_size when the manifest holds one: the figure the total rests on.
+        int line = lineOf(text, "\"total_size\"");
+        Source src = line > 0 && m.index() != null && m.index().totalSize() != null
+                ? new Source(shown, line, Long.toString(m.index().totalSize()))
+                : new Source(shown, 1, ManifestJson.SCHEMA);
+        return of(shown, m, List.of(src));
     }
 
     /** One checkpoint file among the evidence, with the format the readers recognised. */
@@ -184,6 +190,20 @@ final class CheckpointLoader {
     private static Source indexSource(String shown, SafetensorsIndex idx) {
         return idx.totalSize() == null ? new Source(shown, idx.weightMapLine(), "weight_map")
                 : new Source(shown, idx.totalSizeLine(), Long.toString(idx.totalSize()));
+    }
+
+    private static int lineOf(String text, String needle) {
+        int at = text.indexOf(needle);
+        if (at < 0) {
+            return 0;
+        }
+        int line = 1;
+        for (int i = 0; i < at; i++) {
+            if (text.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
     }
 
     private static String parentOf(String shown) {

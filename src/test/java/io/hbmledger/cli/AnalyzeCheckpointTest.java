@@ -127,6 +127,8 @@ class AnalyzeCheckpointTest {
         assertThat(ck.get("arithmetic").asText()).contains("checkpoint 29540067328 B (exact")
                 .contains("= 7385761792 B");
         assertThat(ck.get("sources").get(0).get("file").asText()).endsWith("model/weights-manifest.json");
+        // the manifest's index total_size line is the figure the total rests on
+        assertThat(ck.get("sources").get(0).get("text").asText()).isEqualTo("29540067328");
         // not in the sum: weights 7,385,733,136 + KV 25,769,803,776 only
         assertThat(d.get("counted_bytes").asLong()).isEqualTo(7_385_733_136L + 25_769_803_776L);
         assertThat(check(d, "weights_vs_checkpoint").get("status").asText()).isEqualTo("pass");
