@@ -26,6 +26,13 @@ final class CsvFileScan {
     private final CsvLayout layout;
     private final long headerEnd;
     private final long size;
+    /** Use the fused fast path for clean lines (tests turn it off to compare both paths). */
+    private boolean fast = true;
+
+    CsvFileScan withFastPath(boolean on) {
+        fast = on;
+        return this;
+    }
 
     private CsvFileScan(Path file, CsvLayout layout, long headerEnd, long size) {
         this.file = file;
@@ -94,7 +101,8 @@ final class CsvFileScan {
         CsvRowHandler handler = new CsvRowHandler(layout, tally, folderDevice);
         long[] reported = {0};
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            CsvScanner.scan(ch, from, to, handler, tally, layout.fieldCount(), done -> {
+            FusedLineParser fused = fast ? FusedLineParser.forLayout(layout, handler) : null;
+            CsvScanner.scan(ch, from, to, handler, fused, tally, layout.fieldCount(), done -> {
                 if (progress != null) {
                     progress.addAndGet(done - reported[0]);
                 }

@@ -90,6 +90,49 @@ final class CsvRowHandler {
         neededFields = max + 1;
     }
 
+    int[] valueColumns() {
+        return valueCols.clone();
+    }
+
+    long[] valueUnits() {
+        return valueUnits.clone();
+    }
+
+    int groupColumn() {
+        return groupCol;
+    }
+
+    int timestampColumn() {
+        return tsCol;
+    }
+
+    /**
+     * A clean row already parsed by {@link FusedLineParser}: amounts in bytes, absent ones
+     * {@link Numbers#INVALID}, {@code tsNs} in nanoseconds.
+     */
+    void fused(byte[] b, int groupFrom, int groupTo, boolean sameGroup, int device, long tsNs, long[] values,
+               int[] from, int[] to, long row) {
+        rowBuf = b;
+        if (deviceCol < 0) {
+            device = folderDevice;
+        }
+        // sameGroup: the fast path saw the same group cell as in the previous row, which it parsed too
+        SeriesStats[] stats = sameGroup && device == lastDevice && lastStats != null
+                ? lastStats : group(b, groupFrom, groupTo, device, row);
+        if (stats == null) {
+            return;
+        }
+        for (int i = 0; i < values.length; i++) {
+            long v = values[i];
+            if (v == Numbers.INVALID || stats[i] == null) {
+                continue;
+            }
+            cellFrom = from[i];
+            cellTo = to[i];
+            stats[i].addRaw(v, tsNs, row, b, from[i], to[i], cellText);
+        }
+    }
+
     /** Columns whose unit the header does not give: their values cannot be converted. */
     String missingUnits() {
         StringBuilder sb = new StringBuilder();

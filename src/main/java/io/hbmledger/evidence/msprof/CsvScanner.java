@@ -25,12 +25,12 @@ final class CsvScanner {
     /**
      * Reads the lines that start in {@code [from, to)} and hands each one's cells to the handler.
      *
-     * @param eof true when {@code to} is the end of the file (the last line may lack a line break)
+     * @param fused the fast path for clean lines, or null to use the general path only
      * @param progress told the number of bytes consumed, now and then; may be null
      * @return number of lines seen
      */
-    static long scan(FileChannel ch, long from, long to, CsvRowHandler handler, Tally tally,
-                     int headerFields, LongConsumer progress) throws IOException {
+    static long scan(FileChannel ch, long from, long to, CsvRowHandler handler, FusedLineParser fused,
+                     Tally tally, int headerFields, LongConsumer progress) throws IOException {
         byte[] buf = new byte[BUFFER];
         ByteBuffer bb = ByteBuffer.wrap(buf);
         int[] s = new int[MAX_FIELDS];
@@ -60,6 +60,20 @@ final class CsvScanner {
             // tokenise every complete line in the buffer
             outer:
             while (true) {
+                if (fused != null) {
+                    int next = fused.line(buf, lineStart, n, row + 1);
+                    if (next >= 0) {
+                        row++;
+                        lineStart = next;
+                        continue;
+                    }
+                    // the row is parsed again (after a refill, or by the general path): the
+                    // fast path's cached group may now be ahead of the handler's
+                    fused.forget();
+                    if (next == FusedLineParser.NEED_MORE) {
+                        break;
+                    }
+                }
                 int fields = 0;
                 int cell = lineStart;
                 i = lineStart;

@@ -46,6 +46,7 @@ final class SeriesStats {
         if (bytes > peak) {
             peak = bytes;
             peakText = text.text();
+            peakRaw = null;
             peakRow = row;
             peakTsNs = tsNs;
         }
@@ -77,7 +78,8 @@ final class SeriesStats {
     void mergeFollowing(SeriesStats next, long rowOffset) {
         if (next.peak > peak) {
             peak = next.peak;
-            peakText = next.peakText;
+            peakText = next.peakText();
+            peakRaw = null;
             peakRow = next.peakRow + rowOffset;
             peakTsNs = next.peakTsNs;
         }
@@ -101,6 +103,53 @@ final class SeriesStats {
                 atText[i] = next.atText[i];
             }
         }
+    }
+
+    /** The peak cell's bytes when it came from the fast path (no String made per new maximum). */
+    private byte[] peakRaw;
+    private int peakRawLen;
+
+    /** Adds one clean sample whose text is the ASCII cell {@code buf[from, to)}. */
+    void addRaw(long bytes, long tsNs, long row, byte[] buf, int from, int to, TextSource text) {
+        if (bytes > peak && instantsNs.length == 0) {
+            int len = to - from;
+            if (peakRaw == null || peakRaw.length < len) {
+                peakRaw = new byte[Math.max(32, len)];
+            }
+            System.arraycopy(buf, from, peakRaw, 0, len);
+            peakRawLen = len;
+            samples++;
+            peak = bytes;
+            peakText = null;
+            peakRow = row;
+            peakTsNs = tsNs;
+            timed(tsNs);
+            return;
+        }
+        add(bytes, tsNs, row, text);
+    }
+
+    private void timed(long tsNs) {
+        if (tsNs < minTsNs) {
+            minTsNs = tsNs;
+        }
+        if (tsNs > maxTsNs) {
+            maxTsNs = tsNs;
+        }
+        if (firstInOrderTsNs == NONE) {
+            firstInOrderTsNs = tsNs;
+        } else if (tsNs - lastInOrderTsNs > maxGapNs) {
+            maxGapNs = tsNs - lastInOrderTsNs;
+        }
+        lastInOrderTsNs = tsNs;
+    }
+
+    /** The maximum as written. */
+    String peakText() {
+        if (peakText == null && peakRaw != null) {
+            peakText = new String(peakRaw, 0, peakRawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        return peakText;
     }
 
     /** Lazily made text of the current cell. */
