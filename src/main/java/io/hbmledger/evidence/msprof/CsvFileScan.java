@@ -29,6 +29,16 @@ final class CsvFileScan {
     /** Use the fused fast path for clean lines (tests turn it off to compare both paths). */
     private boolean fast = true;
 
+    private long minPart = MIN_PART;
+    private long bigPart = 64L << 20;
+
+    /** Tests cut small files into many parts to check that joining parts changes nothing. */
+    CsvFileScan withPartBytes(long bytes) {
+        minPart = bytes;
+        bigPart = bytes;
+        return this;
+    }
+
     CsvFileScan withFastPath(boolean on) {
         fast = on;
         return this;
@@ -117,10 +127,10 @@ final class CsvFileScan {
     /** Part boundaries, each at the start of a line. */
     private List<long[]> split(int parallelism) throws IOException {
         long data = size - headerEnd;
-        int n = (int) Math.max(1, Math.min(4096, Math.min(data / MIN_PART, parallelism * 4L)));
-        if (data > MIN_PART * 4L * parallelism) {
+        int n = (int) Math.max(1, Math.min(4096, Math.min(data / minPart, parallelism * 4L)));
+        if (data > minPart * 4L * parallelism) {
             // big files: parts of ~64 MiB keep every core busy to the end
-            n = (int) Math.min(4096, data / (64L << 20));
+            n = (int) Math.min(4096, data / bigPart);
         }
         List<long[]> parts = new ArrayList<>();
         long start = headerEnd;

@@ -74,6 +74,15 @@ public final class MsprofFiles {
     static Pending start(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
                          Executor executor, int parallelism, AtomicLong progress)
             throws IOException, EvidenceException {
+        return start(file, display, folderDevice, momentsUs, executor, parallelism, progress,
+                java.util.function.UnaryOperator.identity());
+    }
+
+    /** As above; {@code tune} adjusts the CSV scan (tests: fast path off, tiny parts). */
+    static Pending start(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
+                         Executor executor, int parallelism, AtomicLong progress,
+                         java.util.function.UnaryOperator<CsvFileScan> tune)
+            throws IOException, EvidenceException {
         List<String> names = new ArrayList<>(momentsUs.keySet());
         long[] instantsNs = new long[names.size()];
         for (int i = 0; i < names.size(); i++) {
@@ -103,7 +112,7 @@ public final class MsprofFiles {
         String header = CsvFileScan.headerLine(head);
         CsvLayout layout = CsvLayout.parse(header).orElseThrow();
         long headerBytes = header.getBytes(StandardCharsets.UTF_8).length + 1L;
-        CsvFileScan scan = CsvFileScan.of(file, layout, headerBytes, Files.size(file));
+        CsvFileScan scan = tune.apply(CsvFileScan.of(file, layout, headerBytes, Files.size(file)));
         int dev = layout.deviceColumn() < 0 && folderDevice != null ? folderDevice : -1;
         boolean fromFolder = dev >= 0;
         CompletableFuture<Tally> tally = scan.scan(instantsNs, dev, executor, parallelism, progress);
