@@ -56,8 +56,8 @@ public class GenerateMsprofExport {
         Path dir = out.resolve("PROF_000001_20250109091803123_SIM/mindstudio_profiler_output");
         Files.createDirectories(dir);
         long target = (long) (gigabytes * (1L << 30));
-        // npu_module_mem rows are ~47 bytes, npu_mem ~2 rows per device per sample at ~60 bytes
-        double bytesPerSecond = devices * hz * (MODULES.length * 47.0 + 2 * 60.0);
+        // npu_module_mem rows are ~41 bytes, npu_mem ~2 rows per device per sample at ~50 bytes
+        double bytesPerSecond = devices * hz * (MODULES.length * 41.0 + 2 * 50.0);
         long samples = Math.max(2, (long) (target / bytesPerSecond * hz));
         long stepUs = 1_000_000L / hz;
         System.err.printf("simulated msprof export: %d devices x %d modules at %d Hz for %.1f s -> %s%n",

@@ -34,6 +34,8 @@ final class FusedLineParser {
     /** The last group cell seen (validated), to skip re-checking its bytes. */
     private final byte[] lastGroup = new byte[64];
     private int lastGroupLen;
+    /** The first up to 8 bytes of lastGroup as a little-endian word. */
+    private long lastGroupWord;
 
     // per-line results
     private final long[] values;
@@ -157,11 +159,19 @@ final class FusedLineParser {
                     groupFrom = i;
                     int len = lastGroupLen;
                     if (len > 0 && i + len < n && b[i + len] == ',') {
-                        int k = 0;
-                        while (k < len && b[i + k] == lastGroup[k]) {
-                            k++;
+                        boolean equal;
+                        if (len <= 8 && i + 8 <= n) {
+                            // one 8-byte compare, masked to the group's length
+                            long mask = len == 8 ? -1L : (1L << (len * 8)) - 1;
+                            equal = (((long) LONGS.get(b, i)) & mask) == lastGroupWord;
+                        } else {
+                            int k = 0;
+                            while (k < len && b[i + k] == lastGroup[k]) {
+                                k++;
+                            }
+                            equal = k == len;
                         }
-                        if (k == len) {
+                        if (equal) {
                             groupTo = i + len;
                             i += len;
                             same = true;
@@ -185,6 +195,11 @@ final class FusedLineParser {
                     if (i < n && groupTo - groupFrom <= lastGroup.length) {
                         System.arraycopy(b, groupFrom, lastGroup, 0, groupTo - groupFrom);
                         lastGroupLen = groupTo - groupFrom;
+                        long word = 0;
+                        for (int k = Math.min(8, lastGroupLen) - 1; k >= 0; k--) {
+                            word = (word << 8) | (lastGroup[k] & 0xFF);
+                        }
+                        lastGroupWord = word;
                     }
                 }
                 case TS -> {

@@ -24,8 +24,6 @@ final class Tally {
         long unreleased;
         long count;
         long lastRow;
-        /** Text of the sizes as a sum is not written anywhere: keep the unit for {@code text}. */
-        String unitText;
     }
 
     record RowWarning(long row, String message) {
@@ -88,7 +86,6 @@ final class Tally {
             mine.unreleased += theirs.unreleased;
             mine.count += theirs.count;
             mine.lastRow = theirs.lastRow + offset;
-            mine.unitText = theirs.unitText;
         }
         for (RowWarning w : next.warnings) {
             warn(w.row() + offset, w.message());
