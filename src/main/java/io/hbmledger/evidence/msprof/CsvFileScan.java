@@ -29,6 +29,9 @@ final class CsvFileScan {
     /** Use the fused fast path for clean lines (tests turn it off to compare both paths). */
     private boolean fast = true;
 
+    /** Read buffers handed from finished parts to the next ones: one per running part, not per part. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> buffers =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private long minPart = MIN_PART;
     private long bigPart = 64L << 20;
 
@@ -110,14 +113,19 @@ final class CsvFileScan {
         Tally tally = new Tally(instantsNs);
         CsvRowHandler handler = new CsvRowHandler(layout, tally, folderDevice);
         long[] reported = {0};
+        byte[] buffer = buffers.poll();
+        if (buffer == null) {
+            buffer = new byte[CsvScanner.BUFFER];
+        }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             FusedLineParser fused = fast ? FusedLineParser.forLayout(layout, handler) : null;
-            CsvScanner.scan(ch, from, to, handler, fused, tally, layout.fieldCount(), done -> {
+            buffer = CsvScanner.scan(ch, from, to, handler, fused, tally, layout.fieldCount(), done -> {
                 if (progress != null) {
                     progress.addAndGet(done - reported[0]);
                 }
                 reported[0] = done;
-            });
+            }, buffer);
+            buffers.add(buffer);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

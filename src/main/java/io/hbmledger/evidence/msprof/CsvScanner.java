@@ -27,11 +27,12 @@ final class CsvScanner {
      *
      * @param fused the fast path for clean lines, or null to use the general path only
      * @param progress told the number of bytes consumed, now and then; may be null
-     * @return number of lines seen
+     * @param buffer the read buffer to use (at least a few KiB); a longer line than it holds grows it
+     * @return the buffer used, to be reused for the next part; the line count is in {@code tally.rows}
      */
-    static long scan(FileChannel ch, long from, long to, CsvRowHandler handler, FusedLineParser fused,
-                     Tally tally, int headerFields, LongConsumer progress) throws IOException {
-        byte[] buf = new byte[BUFFER];
+    static byte[] scan(FileChannel ch, long from, long to, CsvRowHandler handler, FusedLineParser fused,
+                       Tally tally, int headerFields, LongConsumer progress, byte[] buffer) throws IOException {
+        byte[] buf = buffer;
         ByteBuffer bb = ByteBuffer.wrap(buf);
         int[] s = new int[MAX_FIELDS];
         int[] e = new int[MAX_FIELDS];
@@ -152,7 +153,7 @@ final class CsvScanner {
                     progress.accept(pos - from);
                 }
                 tally.rows = row;
-                return row;
+                return buf;
             }
             // keep the incomplete line for the next read
             int rest = n - lineStart;
