@@ -72,6 +72,16 @@ final class CsvFileScan {
         return null;
     }
 
+    /** Bytes of the header line including its line break (counted in bytes, whatever the encoding). */
+    static long headerLength(byte[] head) {
+        for (int i = 0; i < head.length; i++) {
+            if (head[i] == '\n') {
+                return i + 1L;
+            }
+        }
+        return head.length;
+    }
+
     /**
      * Opens the scan of a file whose header was recognised.
      *

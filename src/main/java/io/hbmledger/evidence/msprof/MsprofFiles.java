@@ -111,7 +111,7 @@ public final class MsprofFiles {
         }
         String header = CsvFileScan.headerLine(head);
         CsvLayout layout = CsvLayout.parse(header).orElseThrow();
-        long headerBytes = header.getBytes(StandardCharsets.UTF_8).length + 1L;
+        long headerBytes = CsvFileScan.headerLength(head);
         CsvFileScan scan = tune.apply(CsvFileScan.of(file, layout, headerBytes, Files.size(file)));
         int dev = layout.deviceColumn() < 0 && folderDevice != null ? folderDevice : -1;
         boolean fromFolder = dev >= 0;
