@@ -94,12 +94,13 @@ final class FusedLineParser {
         }
         String[][] cells = {
             {"x", "NPU:0", "897357296", ""},
-            {"0", "NPU:3", "12"},
+            {"0", "NPU:3", "12", "0", "NPU:1", "host"},
             layout.table() == MsprofTable.NPU_MEM ? new String[] {"app", "device"}
                 : new String[] {"APP", "HCCL", "ASCENDCKERNEL", "SLOG", "MDCPERCEPTION"},
             {"1736408883657146.822\t", "1695115378653323.5", "1736408883657146", "17364088836571.8\t"},
         };
-        String[] amounts = {"0.0", "413760", "404.0625", "0", "92.234375", "", "1.5", "2109.6015625"};
+        String[] amounts = {"0.0", "413760", "404.0625", "0", "92.234375", "", "1.5", "2109.6015625", "0.0", "-1",
+            "413760", "0.0"};
         StringBuilder sb = new StringBuilder();
         for (int v = 0; v < 40; v++) {
             for (int c = 0; c < f.fieldCount; c++) {
@@ -117,6 +118,9 @@ final class FusedLineParser {
             int p = 0;
             long row = 0;
             while (p < b.length) {
+                // the same line cut short, as at the end of a read buffer: takes every "need more" exit
+                f.line(b, p, Math.min(b.length, p + 1 + (round + (int) row) % 48), row + 1);
+                f.forget();
                 int next = f.line(b, p, b.length, ++row);
                 if (next < 0) {
                     f.forget();
