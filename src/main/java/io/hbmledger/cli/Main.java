@@ -9,7 +9,9 @@ import picocli.CommandLine.Command;
         version = "hbm-ledger 0.1.0",
         description = "Where did my accelerator memory go? A per-device HBM ledger for vLLM servers.",
         subcommands = {
+            AnalyzeCommand.class,
             EvidenceCommand.class,
+            WeightsCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

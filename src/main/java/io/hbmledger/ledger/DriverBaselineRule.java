@@ -1,0 +1,48 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.run.Moment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The driver's fixed usage from an idle npu-smi sample of the same device (moment
+ * {@code baseline}), measured. It persists while the server runs; without an idle sample it is
+ * unknown, never 0. With several idle samples (collection takes a few) the first is used and the
+ * note gives their range, so drift is visible.
+ */
+final class DriverBaselineRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        List<TaggedObservation> used = new ArrayList<>();
+        long procs = 0;
+        for (EvidenceSet.FileInfo f : ev.smiFiles(Moment.BASELINE)) {
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            for (String q : List.of("hbm_used", "memory_used", "fb_used")) {
+                TaggedObservation u = rows.stream().filter(t -> t.quantity().equals(q)).findFirst().orElse(null);
+                if (u != null) {
+                    used.add(u);
+                    procs += rows.stream().filter(t -> t.quantity().equals("process_memory")).count();
+                    break;
+                }
+            }
+        }
+        if (used.isEmpty()) {
+            d.put(Entry.unknown(Component.DRIVER_BASELINE,
+                    "no idle npu-smi sample (moment baseline) of this device"));
+            return;
+        }
+        TaggedObservation first = used.get(0);
+        String note = "device used in the idle sample taken before the server started";
+        if (used.size() > 1) {
+            long min = used.stream().mapToLong(t -> t.o().bytes()).min().orElseThrow();
+            long max = used.stream().mapToLong(t -> t.o().bytes()).max().orElseThrow();
+            note += "; first of " + used.size() + " idle samples, which range " + Units.gib(min) + " to " + Units.gib(max);
+        }
+        if (procs > 0) {
+            note += "; WARNING: the idle sample(s) list " + procs + " process(es) on this device, so it was not idle";
+        }
+        d.put(new Entry(Component.DRIVER_BASELINE, first.o().bytes(), Confidence.MEASURED,
+                List.of(first.source()), note, Moment.BASELINE.jsonName(), true, null));
+    }
+}
