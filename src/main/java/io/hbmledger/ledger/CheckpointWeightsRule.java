@@ -4,7 +4,6 @@ import io.hbmledger.weights.ParallelLayout;
 import io.hbmledger.weights.WeightsCrossCheck;
 import io.hbmledger.weights.WeightsPlan;
 import io.hbmledger.weights.WeightsPlanner;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 

@@ -45,7 +45,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AnalyzeCheckpointTest {
 
-    private static final long GIB = 1L << 30;
     private static final long SHARE = 7_385_761_792L;
     private static final long TOTAL = 29_540_067_328L;
 
@@ -344,9 +343,5 @@ class AnalyzeCheckpointTest {
             }
         }
         return to;
-    }
-
-    static long gib(double g) {
-        return Math.round(g * GIB);
     }
 }
