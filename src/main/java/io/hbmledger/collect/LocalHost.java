@@ -1,0 +1,230 @@
+package io.hbmledger.collect;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** This machine. Process groups are read from /proc and signalled with kill(1), because the JDK cannot send SIGINT. */
+public final class LocalHost implements Host {
+
+    // Runs beside the collector; when the collector's JVM disappears (even by SIGKILL) it stops the
+    // group with the same INT -> TERM -> KILL ladder. Arguments arrive as $1 $2, never spliced in.
+    static final String GUARD_SCRIPT = String.join("\n",
+            "jvm=$1; pg=$2",
+            "alive() { /bin/kill -0 -- \"-$pg\" 2>/dev/null; }",
+            "while /bin/kill -0 \"$jvm\" 2>/dev/null; do alive || exit 0; sleep 0.5; done",
+            "alive || exit 0",
+            "/bin/kill -INT -- \"-$pg\" 2>/dev/null",
+            "i=0; while [ $i -lt 30 ] && alive; do sleep 0.5; i=$((i+1)); done",
+            "alive || exit 0",
+            "/bin/kill -TERM -- \"-$pg\" 2>/dev/null",
+            "i=0; while [ $i -lt 10 ] && alive; do sleep 0.5; i=$((i+1)); done",
+            "alive && /bin/kill -KILL -- \"-$pg\" 2>/dev/null",
+            "exit 0");
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
+    public boolean hasCommand(String program) {
+        if (program.contains("/")) {
+            return Files.isExecutable(Path.of(program));
+        }
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public CommandResult run(List<String> argv, Map<String, String> env, Duration timeout) throws IOException {
+        Path out = Files.createTempFile("hbm-ledger-cmd", ".out");
+        Path err = Files.createTempFile("hbm-ledger-cmd", ".err");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(argv);
+            pb.environment().putAll(env);
+            pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            pb.redirectOutput(out.toFile());
+            pb.redirectError(err.toFile());
+            Process p = pb.start();
+            boolean done;
+            try {
+                done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                killTree(p);
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while running " + argv.get(0), e);
+            }
+            if (!done) {
+                killTree(p);
+                return new CommandResult(-1, Files.readAllBytes(out), Files.readAllBytes(err), true);
+            }
+            return new CommandResult(p.exitValue(), Files.readAllBytes(out), Files.readAllBytes(err), false);
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private static void killTree(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        try {
+            p.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public long startGroup(List<String> argv, Map<String, String> env, String workDir, String logFile) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        // setsid(1) does not fork when its caller is not a group leader (a JVM child never is), so the
+        // pid we get is the new session's and group's id.
+        cmd.add("setsid");
+        cmd.addAll(argv);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        pb.directory(new File(workDir));
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(logFile)));
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        return p.pid();
+    }
+
+    @Override
+    public Set<Long> groupMembers(long pgid) throws IOException {
+        Set<Long> pids = new TreeSet<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            procs.filter(d -> d.getFileName().toString().chars().allMatch(Character::isDigit)).forEach(d -> {
+                try {
+                    String stat = Files.readString(d.resolve("stat"), StandardCharsets.UTF_8);
+                    // fields after the command name in parentheses: state ppid pgrp ...
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    if (!f[0].equals("Z") && Long.parseLong(f[2]) == pgid) {
+                        pids.add(Long.parseLong(d.getFileName().toString()));
+                    }
+                } catch (IOException | RuntimeException ignored) {
+                    // the process ended while we looked
+                }
+            });
+        }
+        return pids;
+    }
+
+    @Override
+    public void signalGroup(long pgid, String signal) throws IOException {
+        run(List.of("kill", "-" + signal, "--", "-" + pgid), Map.of(), Duration.ofSeconds(10));
+    }
+
+    @Override
+    public void mkdirs(String dir) throws IOException {
+        Files.createDirectories(Path.of(dir));
+    }
+
+    @Override
+    public String readText(String file) throws IOException {
+        Path p = Path.of(file);
+        return Files.exists(p) ? Files.readString(p, StandardCharsets.UTF_8) : null;
+    }
+
+    @Override
+    public void writeText(String file, String text) throws IOException {
+        AtomicFiles.write(Path.of(file), text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public List<String> listFiles(String dir, String suffix) throws IOException {
+        Path d = Path.of(dir);
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(d)) {
+            return s.filter(Files::isRegularFile).map(Path::toString).filter(n -> n.endsWith(suffix)).sorted().toList();
+        }
+    }
+
+    @Override
+    public byte[] head(String file, long n) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(Path.of(file))) {
+            return in.readNBytes((int) Math.min(n, Integer.MAX_VALUE - 8));
+        }
+    }
+
+    @Override
+    public void fetchDirectory(String dir, Path localTarget, Duration timeout) throws IOException {
+        Path src = Path.of(dir);
+        Files.createDirectories(localTarget);
+        try (Stream<Path> walk = Files.walk(src)) {
+            for (Path p : (Iterable<Path>) walk::iterator) {
+                Path rel = src.relativize(p);
+                Path dst = localTarget.resolve(rel.toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(dst);
+                } else if (Files.isRegularFile(p)) {
+                    Files.copy(p, dst, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    @Override
+    public InetSocketAddress reach(int port) {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+    }
+
+    @Override
+    public boolean portFree(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            return false;
+        } catch (IOException refused) {
+            // nothing answers on loopback; check that the port can be bound on all interfaces too
+        }
+        try (ServerSocket ss = new ServerSocket()) {
+            ss.setReuseAddress(true);
+            ss.bind(new InetSocketAddress(port));
+            return true;
+        } catch (IOException inUse) {
+            return false;
+        }
+    }
+
+    @Override
+    public void guardGroup(long pgid) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder("setsid", "sh", "-c", GUARD_SCRIPT, "hbm-ledger-guard",
+                Long.toString(ProcessHandle.current().pid()), Long.toString(pgid));
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.start();
+    }
+
+    @Override
+    public void close() {
+    }
+}
