@@ -10,6 +10,8 @@ import picocli.CommandLine.Command;
         description = "Where did my accelerator memory go? A per-device HBM ledger for vLLM servers.",
         subcommands = {
             EvidenceCommand.class,
+            ExecCommand.class,
+            CollectCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

@@ -43,9 +43,6 @@ public interface Host extends AutoCloseable {
     /** Reads a small text file, or null when it does not exist. */
     String readText(String file) throws IOException;
 
-    /** Writes a small text file atomically. */
-    void writeText(String file, String text) throws IOException;
-
     /** The regular files directly in {@code dir} whose names end with {@code suffix}, sorted; empty when none or no such directory. */
     List<String> listFiles(String dir, String suffix) throws IOException;
 

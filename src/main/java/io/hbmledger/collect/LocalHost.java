@@ -26,15 +26,15 @@ public final class LocalHost implements Host {
     // group with the same INT -> TERM -> KILL ladder. Arguments arrive as $1 $2, never spliced in.
     static final String GUARD_SCRIPT = String.join("\n",
             "jvm=$1; pg=$2",
-            "alive() { /bin/kill -0 -- \"-$pg\" 2>/dev/null; }",
-            "while /bin/kill -0 \"$jvm\" 2>/dev/null; do alive || exit 0; sleep 0.5; done",
+            "alive() { env kill -0 -- \"-$pg\" 2>/dev/null; }",
+            "while env kill -0 \"$jvm\" 2>/dev/null; do alive || exit 0; sleep 0.5; done",
             "alive || exit 0",
-            "/bin/kill -INT -- \"-$pg\" 2>/dev/null",
+            "env kill -INT -- \"-$pg\" 2>/dev/null",
             "i=0; while [ $i -lt 30 ] && alive; do sleep 0.5; i=$((i+1)); done",
             "alive || exit 0",
-            "/bin/kill -TERM -- \"-$pg\" 2>/dev/null",
+            "env kill -TERM -- \"-$pg\" 2>/dev/null",
             "i=0; while [ $i -lt 10 ] && alive; do sleep 0.5; i=$((i+1)); done",
-            "alive && /bin/kill -KILL -- \"-$pg\" 2>/dev/null",
+            "alive && env kill -KILL -- \"-$pg\" 2>/dev/null",
             "exit 0");
 
     @Override
@@ -150,11 +150,6 @@ public final class LocalHost implements Host {
     public String readText(String file) throws IOException {
         Path p = Path.of(file);
         return Files.exists(p) ? Files.readString(p, StandardCharsets.UTF_8) : null;
-    }
-
-    @Override
-    public void writeText(String file, String text) throws IOException {
-        AtomicFiles.write(Path.of(file), text.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
