@@ -123,7 +123,7 @@ public final class Collector {
             return finish();
         } catch (Refusal r) {
             return fail(r.getMessage(), Outcome.REFUSED);
-        } catch (CollectException | IOException e) {
+        } catch (RuntimeException | IOException e) {
             return fail(e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
@@ -172,7 +172,7 @@ public final class Collector {
             return finish();
         } catch (Refusal r) {
             return fail(r.getMessage(), Outcome.REFUSED);
-        } catch (CollectException | IOException e) {
+        } catch (RuntimeException | IOException e) {
             return fail(e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
@@ -220,7 +220,7 @@ public final class Collector {
             journal.moment("stop", rec.stopped() != null ? rec.stopped() : RunJournal.now());
             exportAndCopy(rec.msprofOutput() != null);
             return finish();
-        } catch (CollectException | IOException e) {
+        } catch (RuntimeException | IOException e) {
             return fail(e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
@@ -353,7 +353,15 @@ public final class Collector {
     private void writeWorkload(List<Workload.Result> results, String model) throws IOException {
         ObjectNode w = Json.MAPPER.createObjectNode();
         w.put("schema", "hbm-ledger/workload/1");
-        w.set("spec", Json.MAPPER.valueToTree(s.workload()));
+        Workload.Spec ws = s.workload();
+        ObjectNode spec = w.putObject("spec");
+        spec.put("api", ws.api());
+        spec.put("requests", ws.requests());
+        spec.put("concurrency", ws.concurrency());
+        spec.put("input_tokens", ws.inputTokens());
+        spec.put("output_tokens", ws.outputTokens());
+        spec.put("stream_idle_timeout_s", ws.idleTimeout().toMillis() / 1000.0);
+        spec.put("deadline_s", ws.deadline().toMillis() / 1000.0);
         w.put("model", model);
         w.set("results", Json.MAPPER.valueToTree(results));
         AtomicFiles.write(journal.runDir().resolve("workload.json"),

@@ -2,7 +2,6 @@ package io.hbmledger.collect;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,7 +91,7 @@ public final class Executions {
         ExecutionRecord rec = new ExecutionRecord(ExecutionRecord.SCHEMA, id, host.name(), runtimeDir,
                 redactor.arguments(argv), pgid, pgid, spec.port(), spec.model() == null ? null : redactor.text(spec.model()),
                 spec.tp(), spec.dp(), spec.ep(), spec.devices(), LOG, msprofOut, startedBy,
-                OffsetDateTime.now().toString(), null, "starting", null);
+                RunJournal.now(), null, "starting", null);
         store.save(rec);
         return rec;
     }
@@ -111,7 +110,7 @@ public final class Executions {
         Duration probe = Duration.ofSeconds(2);
         while (true) {
             if (!alive(rec)) {
-                ExecutionRecord failed = rec.withState("failed", OffsetDateTime.now().toString());
+                ExecutionRecord failed = rec.withState("failed", RunJournal.now());
                 store.save(failed);
                 throw new CollectException("execution " + rec.id() + " exited while starting; last lines of "
                         + rec.runtimeDir() + "/" + LOG + ":\n" + tail(rec, 20));
@@ -155,7 +154,7 @@ public final class Executions {
         if (gone && npuSmi != null) {
             released = waitReleased(pids, npuSmi, t.release(), detail);
         }
-        store.save(rec.withState(gone ? "stopped" : "stop-failed", OffsetDateTime.now().toString()));
+        store.save(rec.withState(gone ? "stopped" : "stop-failed", RunJournal.now()));
         return new StopReport(last, gone, released, detail.toString());
     }
 
