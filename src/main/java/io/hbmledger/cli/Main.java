@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
         description = "Where did my accelerator memory go? A per-device HBM ledger for vLLM servers.",
         subcommands = {
             EvidenceCommand.class,
+            AnalyzeCommand.class,
             ExecCommand.class,
             CollectCommand.class,
             CommandLine.HelpCommand.class

@@ -1,6 +1,5 @@
 package io.hbmledger.collect;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -101,8 +100,8 @@ public final class Collector {
             }
             startOurs(withEnv, runId);
             journal.moment("start", execution.started());
-            journal.set("execution_id", execution.id());
-            journal.deployment().put("command_recorded", String.join(" ", execution.command()));
+            journal.executionId(execution.id());
+            journal.deploymentExtra("command_recorded", String.join(" ", execution.command()));
             journal.save();
 
             phase("ready");
@@ -142,7 +141,7 @@ public final class Collector {
             redactor.addSecret(s.apiKey());
         }
         execution = rec;
-        journal.set("execution_id", rec.id());
+        journal.executionId(rec.id());
         describe(rec);
         try {
             phase("preflight");
@@ -187,7 +186,7 @@ public final class Collector {
      */
     public Outcome resume(Path runDir, String expectedExecutionId) throws IOException {
         journal = RunJournal.load(runDir);
-        String id = journal.text("execution_id");
+        String id = journal.manifest().executionId();
         if (id == null) {
             throw new CollectException(runDir + "/run.json names no execution_id; only runs made by collect can be resumed");
         }
@@ -206,15 +205,14 @@ public final class Collector {
             throw new CollectException("execution " + id + " is still running; stop it first with 'hbm-ledger exec stop "
                     + id + "', then resume");
         }
-        journal.set("mode", "resume");
+        journal.mode("resume");
         journal.status("running");
-        ArrayNode reasons = (ArrayNode) journal.snapshot().path("incomplete_reasons");
         List<String> keep = new ArrayList<>();
-        reasons.forEach(r -> {
-            if (!r.asText().startsWith("msprof export pending")) {
-                keep.add(r.asText());
+        for (String r : journal.manifest().incompleteReasons()) {
+            if (!r.startsWith("msprof export pending") && !r.startsWith("execution " + id + " runs without")) {
+                keep.add(r);
             }
-        });
+        }
         journal.replaceReasons(keep);
         try {
             journal.moment("stop", rec.stopped() != null ? rec.stopped() : RunJournal.now());
@@ -252,7 +250,7 @@ public final class Collector {
                                 t.afterKill(), Duration.ZERO), null);
                 if (journal != null) {
                     journal.moment("stop", RunJournal.now());
-                    journal.deployment().put("stop", r.detail());
+                    journal.deploymentExtra("stop", Map.of("detail", r.detail()));
                 }
             }
             if (journal != null) {
@@ -308,8 +306,8 @@ public final class Collector {
 
     private void readyAndLoad(ServerClient client) throws IOException {
         journal.moment("ready", RunJournal.now());
-        journal.deployment().set("server_pids", Json.MAPPER.valueToTree(execution.serverPids() == null
-                ? List.copyOf(host.groupMembers(execution.pgid())) : execution.serverPids()));
+        List<Long> pids = execution.serverPids() == null ? List.copyOf(host.groupMembers(execution.pgid())) : execution.serverPids();
+        journal.deployment(d -> d.withServerPids(pids));
         journal.save();
         samples("ready", s.readySamples());
 
@@ -366,17 +364,27 @@ public final class Collector {
         w.set("results", Json.MAPPER.valueToTree(results));
         AtomicFiles.write(journal.runDir().resolve("workload.json"),
                 redactor.text(Json.MAPPER.writeValueAsString(w)).getBytes(StandardCharsets.UTF_8));
-        journal.evidence("workload.json", "load", journal.text("updated"), "requests sent during the load and how each went");
+        // Not in the evidence list: it says what load ran, not how much memory anything took.
+        long ok = results.stream().filter(Workload.Result::ok).count();
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("file", "workload.json");
+        summary.put("requests", results.size());
+        summary.put("ok", ok);
+        summary.put("input_tokens", ws.inputTokens());
+        summary.put("output_tokens", ws.outputTokens());
+        summary.put("concurrency", ws.concurrency());
+        journal.extra("workload", summary);
     }
 
     private void stopOurs(Executions.StopTimeouts t) throws IOException {
         Executions.StopReport r = executions.stop(ours, t, npuSmi);
         journal.moment("stop", RunJournal.now());
-        ObjectNode stop = journal.deployment().putObject("stop");
+        Map<String, Object> stop = new LinkedHashMap<>();
         stop.put("detail", r.detail());
         if (r.signal() != null) {
             stop.put("last_signal", r.signal());
         }
+        journal.deploymentExtra("stop", stop);
         if (!r.stopped()) {
             journal.reason("execution " + ours.id() + " " + r.detail());
         } else if (Boolean.FALSE.equals(r.devicesReleased())) {
@@ -441,9 +449,9 @@ public final class Collector {
         journal.moment("copy", taken);
         Path log = target.resolve(execution.log());
         if (Files.exists(log)) {
-            ObjectNode e = journal.evidence("execution/" + execution.log(), "startup", taken,
-                    "server log of execution " + execution.id() + " (stdout and stderr, all ranks), copied from " + execution.host());
-            e.put("execution_id", execution.id());
+            journal.evidence("execution/" + execution.log(), "startup", taken,
+                    "server log of execution " + execution.id() + " (stdout and stderr, all ranks), copied from " + execution.host(),
+                    Map.of("execution_id", execution.id()));
         } else {
             journal.reason("the execution's log " + execution.log() + " was not found in its runtime directory");
         }
@@ -492,7 +500,8 @@ public final class Collector {
             journal.reason("no config.json or *.safetensors in '" + redactor.text(model)
                     + "' on " + host.name() + " (a hub name, not a directory?): static evidence missing");
         } else {
-            journal.deployment().put("model_dir", "model");
+            journal.deployment(d -> new io.hbmledger.run.RunManifest.Deployment(d.model(), "model", d.accelerator(), d.tp(),
+                    d.dp(), d.pp(), d.ep(), d.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
         }
         journal.save();
     }
@@ -504,7 +513,7 @@ public final class Collector {
         journal.save();
         out.println("run " + journal.runDir() + ": " + (complete ? "complete" : "incomplete"));
         if (!complete) {
-            journal.snapshot().path("incomplete_reasons").forEach(r -> out.println("  - " + r.asText()));
+            journal.manifest().incompleteReasons().forEach(r -> out.println("  - " + r));
         }
         return complete ? Outcome.COMPLETE : Outcome.INCOMPLETE;
     }
@@ -557,36 +566,19 @@ public final class Collector {
     }
 
     private void describe(ExecutionSpec spec) {
-        ObjectNode d = journal.deployment();
-        if (spec.model() != null) {
-            d.put("model", redactor.text(spec.model()));
-        }
-        d.put("tp", spec.tp());
-        d.put("dp", spec.dp());
-        d.put("ep", spec.ep());
-        d.set("devices", Json.MAPPER.valueToTree(spec.devices()));
-        d.put("port", spec.port());
-        d.put("host", host.name());
+        String model = spec.model() == null ? null : redactor.text(spec.model());
+        journal.deployment(d -> new io.hbmledger.run.RunManifest.Deployment(model, d.modelDir(), "ascend", spec.tp(), spec.dp(),
+                d.pp(), spec.ep(), spec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
+        journal.deploymentExtra("port", spec.port());
+        journal.deploymentExtra("host", host.name());
     }
 
     private void describe(ExecutionRecord rec) {
-        ObjectNode d = journal.deployment();
-        if (rec.model() != null) {
-            d.put("model", rec.model());
-        }
-        if (rec.tp() != null) {
-            d.put("tp", rec.tp());
-        }
-        if (rec.dp() != null) {
-            d.put("dp", rec.dp());
-        }
-        if (rec.ep() != null) {
-            d.put("ep", rec.ep());
-        }
-        d.set("devices", Json.MAPPER.valueToTree(rec.devices()));
-        d.put("port", rec.port());
-        d.put("host", rec.host());
-        d.put("command_recorded", String.join(" ", rec.command()));
+        journal.deployment(d -> new io.hbmledger.run.RunManifest.Deployment(rec.model(), d.modelDir(), "ascend", rec.tp(), rec.dp(),
+                d.pp(), rec.ep(), rec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
+        journal.deploymentExtra("port", rec.port());
+        journal.deploymentExtra("host", rec.host());
+        journal.deploymentExtra("command_recorded", String.join(" ", rec.command()));
     }
 
     private void phase(String p) throws IOException {

@@ -1,6 +1,5 @@
 package io.hbmledger.collect;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -57,9 +56,9 @@ final class ModelFiles {
             byte[] header = java.util.Arrays.copyOfRange(all, 8, (int) (8 + n));
             String rel = "model/safetensors-headers/" + name + ".header.json";
             AtomicFiles.write(runDir.resolve(rel), header);
-            ObjectNode e = journal.evidence(rel, "static", taken,
-                    "raw safetensors header JSON of " + name + " (bytes 8.." + (8 + n) + "; weights not copied)");
-            e.put("header_of", name);
+            journal.evidence(rel, "static", taken,
+                    "raw safetensors header JSON of " + name + " (bytes 8.." + (8 + n) + "; weights not copied)",
+                    java.util.Map.of("header_of", name));
             written.add(rel);
         }
         for (String idx : host.listFiles(modelDir, ".safetensors.index.json")) {

@@ -1,0 +1,236 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.ledger.Attribution;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.Ledger;
+import io.hbmledger.ledger.RankLabels;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.report.LedgerJsonWriter;
+import io.hbmledger.report.LedgerTextWriter;
+import io.hbmledger.run.AtomicFile;
+import io.hbmledger.run.Moment;
+import io.hbmledger.run.RunDirectory;
+import io.hbmledger.run.RunManifest;
+import io.hbmledger.run.RunManifest.Deployment;
+import io.hbmledger.run.RunManifest.EvidenceEntry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code hbm-ledger analyze RUN}: the per-device HBM ledger of a run directory or of evidence files. */
+@Command(name = "analyze", mixinStandardHelpOptions = true,
+        description = {
+            "Attribute each device's memory: driver baseline, weights, KV cache, graph pool, other",
+            "processes and the residual, each with its source line and confidence.",
+            "RUN is a run directory (holding run.json, see docs/run.schema.json) or evidence files",
+            "(npu-smi tables, vLLM logs, ...) described with --tp/--dp/--devices/--moment.",
+            "For a run directory, report.json (hbm-ledger/report/1) is written beside run.json."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:ledger printed (its status may still be incomplete or failed)",
+            "2:unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written"})
+public final class AnalyzeCommand implements Callable<Integer> {
+
+    @Parameters(arity = "1..*", paramLabel = "RUN", description = "a run directory, or evidence files")
+    List<Path> inputs;
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE})")
+    OutputFormat format;
+
+    @Option(names = "--tp", description = "tensor-parallel size (evidence files only; default 1)")
+    Integer tp;
+
+    @Option(names = "--dp", description = "data-parallel size (evidence files only; default 1)")
+    Integer dp;
+
+    @Option(names = "--devices", split = ",", paramLabel = "ID",
+            description = "device ids in rank order, as in ASCEND_RT_VISIBLE_DEVICES (evidence files only; default 0..TPxDP-1)")
+    List<Integer> devices;
+
+    @Option(names = "--moment", paramLabel = "FILE=MOMENT",
+            description = "when a file was taken: baseline, ready, load, after, startup, oom, static (evidence files only)")
+    Map<String, String> moments = new LinkedHashMap<>();
+
+    @Option(names = "--server-pid", split = ",", paramLabel = "PID",
+            description = "pids of the serving processes, to tell them from other processes in npu-smi's table")
+    List<Long> serverPids;
+
+    @Option(names = "--model", description = "model name for the heading (evidence files only)")
+    String model;
+
+    @Option(names = "--no-write", description = "do not write report.json into the run directory")
+    boolean noWrite;
+
+    @Spec
+    CommandSpec spec;
+
+    /** One evidence file to read, with what the run says about it. */
+    private record Input(Path path, String shown, String sourceName, Moment moment, Integer rank, Integer device) {
+    }
+
+    private static final class BadInput extends Exception {
+        BadInput(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return run(err);
+        } catch (BadInput e) {
+            err.println("hbm-ledger: " + e.getMessage());
+            err.flush();
+            return Main.EXIT_BAD_INPUT;
+        } catch (EvidenceException e) {
+            err.println("hbm-ledger: " + e.getMessage());
+            err.flush();
+            return Main.EXIT_BAD_INPUT;
+        }
+    }
+
+    private int run(PrintWriter err) throws IOException, EvidenceException, BadInput {
+        boolean runMode = inputs.size() == 1 && (Files.isDirectory(inputs.get(0))
+                || inputs.get(0).getFileName().toString().equals(RunManifest.FILE_NAME));
+        RunDirectory runDir = null;
+        List<Input> files;
+        Layout layout;
+        if (runMode) {
+            if (tp != null || dp != null || devices != null || !moments.isEmpty() || model != null) {
+                throw new BadInput("--tp, --dp, --devices, --moment and --model describe evidence files;"
+                        + " a run directory takes them from its run.json");
+            }
+            runDir = RunDirectory.open(inputs.get(0));
+            files = runInputs(runDir);
+            Deployment d = runDir.manifest().deployment();
+            List<Long> pids = serverPids != null ? serverPids : d == null ? List.of() : d.serverPids();
+            layout = d == null ? Layout.of(null, null, null, pids, null)
+                    : Layout.of(d.tp(), d.dp(), d.devices(), pids, d.model());
+        } else {
+            files = fileInputs();
+            layout = Layout.of(tp, dp, devices, serverPids, model);
+        }
+        List<String> errors = new ArrayList<>();
+        List<TaggedObservation> tagged = new ArrayList<>();
+        List<EvidenceSet.FileInfo> infos = new ArrayList<>();
+        EvidenceReaders readers = EvidenceReaders.all();
+        for (Input in : files) {
+            try {
+                EvidenceFile f = readers.read(in.path(), in.shown());
+                if (!f.usable()) {
+                    f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
+                    continue;
+                }
+                f.warnings().forEach(w -> err.println("hbm-ledger: warning: " + in.shown() + ": " + w));
+                infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
+                for (Observation o : f.observations()) {
+                    Integer rank = in.rank() != null ? in.rank() : RankLabels.rankOf(o.process(), layout.tp());
+                    tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
+                }
+            } catch (EvidenceException e) {
+                errors.add(e.getMessage());
+            } catch (IOException e) {
+                errors.add(in.shown() + ": cannot read: " + e.getMessage());
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new BadInput(String.join(System.lineSeparator() + "hbm-ledger: ", errors)
+                    + System.lineSeparator() + "hbm-ledger: no ledger written: fix or remove the files above");
+        }
+        if (infos.stream().noneMatch(f -> f.format().startsWith("npu-smi") || f.format().equals("vllm-log")
+                || f.format().startsWith("msprof") || f.format().startsWith("nvidia-smi"))) {
+            throw new BadInput("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
+        }
+        EvidenceSet ev = new EvidenceSet(tagged, infos, layout);
+        Ledger ledger = Attribution.standard().attribute(ev);
+        String runName = runDir == null ? null : runDir.dir().toString();
+        String json = new LedgerJsonWriter().toJson(ledger, layout, runName);
+        String shown;
+        if (format == OutputFormat.json) {
+            shown = json;
+        } else {
+            StringWriter buf = new StringWriter();
+            new LedgerTextWriter().write(ledger, layout, runName, new PrintWriter(buf));
+            shown = buf.toString();
+        }
+        if (runDir != null && !noWrite) {
+            Path report = runDir.dir().resolve("report.json");
+            try {
+                AtomicFile.write(report, json.getBytes(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                err.println("hbm-ledger: warning: could not write " + report + ": " + e.getMessage()
+                        + " (the ledger is printed below; use --no-write on a read-only run)");
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(shown);
+        out.flush();
+        err.flush();
+        return 0;
+    }
+
+    private static List<Input> runInputs(RunDirectory rd) throws BadInput {
+        List<Input> out = new ArrayList<>();
+        if (rd.manifest().evidence().isEmpty()) {
+            throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ": the run names no evidence files;"
+                    + " add entries to \"evidence\" (see docs/run.schema.json)");
+        }
+        for (EvidenceEntry e : rd.manifest().evidence()) {
+            Moment m = e.moment() == null ? null : Moment.parse(e.moment()).orElseThrow();
+            Object dev = e.extra().get("device");
+            Integer device = dev instanceof Number n ? n.intValue() : null;
+            out.add(new Input(rd.resolve(e), rd.display(e), e.file(), m, e.rank(), device));
+        }
+        return out;
+    }
+
+    private List<Input> fileInputs() throws BadInput {
+        Map<String, Moment> byName = new LinkedHashMap<>();
+        for (Map.Entry<String, String> m : moments.entrySet()) {
+            Optional<Moment> mo = Moment.parse(m.getValue());
+            if (mo.isEmpty()) {
+                throw new BadInput("--moment " + m.getKey() + "=" + m.getValue() + ": expected one of " + Moment.names());
+            }
+            byName.put(m.getKey(), mo.get());
+        }
+        List<Input> out = new ArrayList<>();
+        List<String> matched = new ArrayList<>();
+        for (Path p : inputs) {
+            if (Files.isDirectory(p)) {
+                throw new BadInput(p + ": a directory among several inputs; give one run directory, or evidence files");
+            }
+            String shown = p.toString();
+            String key = byName.containsKey(shown) ? shown
+                    : byName.containsKey(p.getFileName().toString()) ? p.getFileName().toString() : null;
+            if (key != null) {
+                matched.add(key);
+            }
+            out.add(new Input(p, shown, shown, key == null ? null : byName.get(key), null, null));
+        }
+        for (String k : byName.keySet()) {
+            if (!matched.contains(k)) {
+                throw new BadInput("--moment " + k + "=...: no such file among the inputs " + inputs);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,91 @@
+package io.hbmledger.ledger;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns an evidence set into a ledger: one draft per device of the deployment, the device rules
+ * in order, then the run rules. The order matters where a rule qualifies an earlier one's entry
+ * (the OOM and process-table rules mark overlapping entries as not counted; the residual and the
+ * checks come last).
+ *
+ * <p>Extension points: msprof rules (HCCL, CANN runtime, other modules, the peak at instants)
+ * and checkpoint rules (weights from safetensors headers) are added to {@link #DEVICE_RULES}
+ * before {@link MissingComponentsRule}; evidence that belongs to no single device goes to the
+ * run's process-level list from a {@link RunRule}.
+ */
+public final class Attribution {
+
+    private final List<DeviceRule> deviceRules;
+    private final List<RunRule> runRules;
+
+    /** The project's rules, in order. */
+    public static final List<DeviceRule> DEVICE_RULES = List.of(
+            new LedgerMomentRule(),
+            new CapacityAndUsedRule(),
+            new DriverBaselineRule(),
+            new VllmFiguresRule(),
+            new ProfilePeakRule(),
+            new KvFromTokensRule(),
+            new OomRule(),
+            new ProcessTableRule(),
+            new MissingComponentsRule(),
+            new ResidualRule(),
+            new LedgerSumCheck(),
+            new BudgetCheck(),
+            new MixedMomentsCheck());
+
+    public static final List<RunRule> RUN_RULES = List.of(new StatusRule());
+
+    public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
+        this.deviceRules = List.copyOf(deviceRules);
+        this.runRules = List.copyOf(runRules);
+    }
+
+    public static Attribution standard() {
+        return new Attribution(DEVICE_RULES, RUN_RULES);
+    }
+
+    public Ledger attribute(EvidenceSet ev) {
+        Map<Integer, List<Integer>> ranksByDevice = new LinkedHashMap<>();
+        List<Integer> devices = ev.layout().devices();
+        for (int rank = 0; rank < devices.size(); rank++) {
+            ranksByDevice.computeIfAbsent(devices.get(rank), k -> new ArrayList<>()).add(rank);
+        }
+        List<DeviceLedger> ledgers = new ArrayList<>();
+        for (Map.Entry<Integer, List<Integer>> slot : ranksByDevice.entrySet()) {
+            DeviceDraft d = new DeviceDraft(slot.getKey(), slot.getValue());
+            for (DeviceRule r : deviceRules) {
+                r.apply(ev, d);
+            }
+            ledgers.add(sorted(d.build()));
+        }
+        RunDraft run = new RunDraft(ledgers);
+        if (!ev.layout().devicesGiven()) {
+            run.note("the run does not name its devices: rank i is assumed to have run on device i");
+        }
+        for (RunRule r : runRules) {
+            r.apply(ev, run);
+        }
+        return run.build();
+    }
+
+    private static final List<String> ORDER = List.of(
+            Component.DRIVER_BASELINE, Component.WEIGHTS, Component.KV_CACHE, Component.GRAPH_POOL,
+            Component.ACTIVATION_PEAK, Component.NON_TORCH, Component.PROFILE_PEAK_REST,
+            Component.TORCH_ALLOCATED, Component.ALLOCATOR_CACHE, Component.HCCL, Component.CANN_RUNTIME,
+            Component.OTHER_MODULES, Component.SERVER_PROCESSES, Component.OTHER_PROCESSES,
+            Component.OUTSIDE_PROCESSES);
+
+    /** Known lines first in the canonical order, unknown lines after them. */
+    private static DeviceLedger sorted(DeviceLedger d) {
+        List<Entry> e = new ArrayList<>(d.entries());
+        e.sort(Comparator.comparing((Entry x) -> !x.known())
+                .thenComparing(x -> ORDER.indexOf(x.component()) < 0 ? ORDER.size() : ORDER.indexOf(x.component())));
+        return new DeviceLedger(d.device(), d.deviceId(), d.ranks(), d.moment(), d.capacity(), d.used(), e,
+                d.residualBytes(), d.residualNote(), d.checks());
+    }
+}

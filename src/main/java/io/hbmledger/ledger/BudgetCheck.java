@@ -1,0 +1,64 @@
+package io.hbmledger.ledger;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Optional;
+
+/**
+ * vLLM's memory budget (gpu_memory_utilization x the total it saw) against what the device
+ * shows, and vLLM's total against npu-smi's capacity. The server's share of the device is the
+ * serving processes' memory when the process table gives it, else used minus the driver
+ * baseline.
+ */
+final class BudgetCheck implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (d.ranks.isEmpty()) {
+            return;
+        }
+        int rank = d.ranks.get(0);
+        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm("memory_utilization"), rank, ev.layout());
+        Optional<RankPick.Picked> total = RankPick.pick(ev.vllm("total_memory"), rank, ev.layout());
+        Optional<TaggedObservation> oomTotal = OomDevices.of(ev, d.logicalDevice).stream()
+                .filter(t -> t.quantity().equals("oom_total_capacity")).findFirst();
+        Long t = total.map(p -> p.t().o().bytes()).orElse(oomTotal.map(o -> o.o().bytes()).orElse(null));
+        Source tSrc = total.map(p -> p.t().source()).orElse(oomTotal.map(TaggedObservation::source).orElse(null));
+        if (t != null && d.capacity.known()) {
+            long gap = d.capacity.bytes() - t;
+            d.check(new Check(Check.TOTAL_VS_CAPACITY, gap >= 0 ? Check.Status.PASS : Check.Status.WARN,
+                    "the runtime reports " + Units.gib(t) + " total (" + tSrc.shortForm() + ") of the "
+                            + Units.gib(d.capacity.bytes()) + " npu-smi shows: " + Units.gib(gap)
+                            + " is kept out of the framework's reach"));
+        }
+        if (util.isEmpty() || t == null) {
+            d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, Check.Status.SKIPPED,
+                    "the log gives no " + (util.isEmpty() ? "gpu_memory_utilization" : "total memory")));
+            return;
+        }
+        long budget = BigDecimal.valueOf(util.get().t().o().value()).multiply(BigDecimal.valueOf(t))
+                .setScale(0, RoundingMode.FLOOR).longValueExact();
+        String head = "budget " + util.get().t().o().text() + " x " + Units.gib(t) + " = " + Units.gib(budget)
+                + " (" + util.get().t().source().file() + ":" + util.get().t().o().line() + ")";
+        Long share = null;
+        String what = null;
+        Optional<Entry> server = d.get(Component.SERVER_PROCESSES).filter(Entry::known);
+        Optional<Entry> base = d.get(Component.DRIVER_BASELINE).filter(Entry::known);
+        if (server.isPresent()) {
+            share = server.get().bytes();
+            what = "the serving processes hold ";
+        } else if (d.used.known() && base.isPresent()) {
+            share = d.used.bytes() - base.get().bytes();
+            what = "used minus driver baseline is ";
+        }
+        if (share == null) {
+            d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, Check.Status.SKIPPED,
+                    head + "; no " + d.moment + " sample of the server's share to compare"));
+            return;
+        }
+        long over = share - budget;
+        Check.Status s = over <= 0 ? Check.Status.PASS : over <= budget / 20 ? Check.Status.WARN : Check.Status.FAIL;
+        d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, s, head + "; " + what + Units.gib(share)
+                + (over <= 0 ? ", within the budget" : ", " + Units.gib(over) + " over it: memory vLLM did not account for")));
+    }
+}

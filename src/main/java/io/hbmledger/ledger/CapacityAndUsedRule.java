@@ -1,0 +1,65 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.run.Moment;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Capacity and used memory of the device from an npu-smi sample at the ledger's moment
+ * (measured). {@code HBM-Usage(MB)} is MiB (evidence-v1); a chip without HBM (310P) gives its
+ * DDR {@code Memory-Usage} instead, and the source says so. A sample without a stated moment is
+ * used only when no sample has the right one, and the mixed-moments check then warns.
+ */
+final class CapacityAndUsedRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        List<Moment> order = "oom".equals(d.moment)
+                ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
+                : Arrays.asList(Moment.READY, null);
+        for (Moment m : order) {
+            for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
+                List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+                Optional<TaggedObservation> used = pick(rows, "hbm_used", "memory_used");
+                if (used.isEmpty()) {
+                    continue;
+                }
+                d.sampleFile = f.file();
+                d.sampleMoment = m == null ? null : m.jsonName();
+                ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
+                TaggedObservation u = used.get();
+                d.used = new Amount(u.o().bytes(), u.source(), note(u, m));
+                pick(rows, "hbm_total", "memory_total").ifPresent(c ->
+                        d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
+                return;
+            }
+        }
+        // No sample at the moment: capacity does not change, so any sample of the device gives it.
+        for (EvidenceSet.FileInfo f : ev.filesOf("npu-smi")) {
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            Optional<TaggedObservation> cap = pick(rows, "hbm_total", "memory_total");
+            if (cap.isPresent()) {
+                ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
+                TaggedObservation c = cap.get();
+                d.capacity = new Amount(c.o().bytes(), c.source(),
+                        "from the " + (f.moment() == null ? "untagged" : f.moment().jsonName())
+                                + " sample; capacity does not change");
+                break;
+            }
+        }
+        d.used = Amount.unknown("no npu-smi sample at " + d.moment
+                + (ev.hasFormat("npu-smi") ? " (the run's samples are from other moments)" : ""));
+    }
+
+    private static Optional<TaggedObservation> pick(List<TaggedObservation> rows, String hbm, String ddr) {
+        Optional<TaggedObservation> h = rows.stream().filter(t -> t.quantity().equals(hbm)).findFirst();
+        return h.isPresent() ? h : rows.stream().filter(t -> t.quantity().equals(ddr)).findFirst();
+    }
+
+    private static String note(TaggedObservation t, Moment m) {
+        String what = t.quantity().startsWith("memory_") ? "DDR Memory-Usage (this chip shows no HBM)" : "HBM-Usage";
+        return what + ", " + (m == null ? "sample without a stated moment" : m.jsonName() + " sample");
+    }
+}

@@ -1,0 +1,87 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.run.Moment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Everything a run holds, ready for attribution: tagged observations, the files they came from
+ * and the deployment layout. Pure data with lookups; no I/O.
+ */
+public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
+
+    public EvidenceSet {
+        observations = List.copyOf(observations);
+        files = List.copyOf(files);
+    }
+
+    /** One evidence file of the run: as shown to the user, its format and its moment. */
+    public record FileInfo(String file, String format, Moment moment) {
+    }
+
+    public List<TaggedObservation> where(Predicate<TaggedObservation> p) {
+        List<TaggedObservation> out = new ArrayList<>();
+        for (TaggedObservation t : observations) {
+            if (p.test(t)) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    public boolean hasFormat(String prefix) {
+        return files.stream().anyMatch(f -> f.format().startsWith(prefix));
+    }
+
+    public List<FileInfo> filesOf(String prefix) {
+        return files.stream().filter(f -> f.format().startsWith(prefix)).toList();
+    }
+
+    /** Device-sample files (npu-smi) taken at the given moment; null asks for untagged ones. */
+    public List<FileInfo> smiFiles(Moment moment) {
+        return files.stream().filter(f -> f.format().startsWith("npu-smi"))
+                .filter(f -> Objects.equals(f.moment(), moment)).toList();
+    }
+
+    /**
+     * The npu-smi row observations of one logical device in one file. A table that shows the
+     * chip's Phy-ID / Device id is matched on it; otherwise the logical id is taken as the NPU id
+     * with chip 0 (one chip per NPU, 910B).
+     */
+    public List<TaggedObservation> smiRows(String file, int logicalDevice) {
+        List<TaggedObservation> inFile = where(t -> t.file().equals(file) && t.isSmi());
+        boolean hasIds = inFile.stream().anyMatch(t -> t.o().deviceId() != null);
+        String key = "npu:" + logicalDevice + "/chip:0";
+        return inFile.stream().filter(t -> hasIds
+                ? Objects.equals(t.o().deviceId(), logicalDevice)
+                : key.equals(t.o().device())).toList();
+    }
+
+    /** The npu-smi device key of a logical device in a file, when a row matched. */
+    public Optional<String> smiKey(String file, int logicalDevice) {
+        return smiRows(file, logicalDevice).stream().map(t -> t.o().device())
+                .filter(Objects::nonNull).findFirst();
+    }
+
+    /** Whether the file lists any process at all (so an absent row means "no process there"). */
+    public boolean smiListsProcesses(String file) {
+        return observations.stream().anyMatch(t -> t.file().equals(file) && "process_memory".equals(t.quantity()));
+    }
+
+    public Optional<TaggedObservation> first(String file, List<TaggedObservation> rows, String quantity) {
+        return rows.stream().filter(t -> t.quantity().equals(quantity)).findFirst();
+    }
+
+    /** vLLM log observations of one quantity, in file order. */
+    public List<TaggedObservation> vllm(String quantity) {
+        return where(t -> t.isVllm() && t.quantity().equals(quantity));
+    }
+
+    /** Observations of one quantity from any format, in file order. */
+    public List<TaggedObservation> quantity(String quantity) {
+        return where(t -> t.quantity().equals(quantity));
+    }
+}

@@ -1,0 +1,39 @@
+package io.hbmledger.ledger;
+
+/**
+ * Does the ledger explain what the device shows? Within 2% of capacity passes; entries that add
+ * up to more than used (by more than that) fail, since something is counted twice or comes from
+ * another moment; a larger unexplained part warns.
+ */
+final class LedgerSumCheck implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (d.residual == null) {
+            d.check(new Check(Check.LEDGER_SUM_VS_USED, Check.Status.SKIPPED,
+                    "device used at " + d.moment + " is unknown (no npu-smi sample at that moment)"));
+            return;
+        }
+        long used = d.used.bytes();
+        long sum = used - d.residual;
+        String detail = "counted entries " + Units.gib(sum) + " vs used " + Units.gib(used)
+                + ": residual " + Units.gib(d.residual);
+        if (d.hasKnownCounted(Component.SERVER_PROCESSES) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
+            d.check(new Check(Check.LEDGER_SUM_VS_USED, Check.Status.SKIPPED,
+                    detail + " by construction (no split of the server's memory to check)"));
+            return;
+        }
+        long tolerance = d.capacity.known() ? d.capacity.bytes() / 50 : used / 50;
+        Check.Status s;
+        if (Math.abs(d.residual) <= tolerance) {
+            s = Check.Status.PASS;
+        } else if (d.residual < 0) {
+            s = Check.Status.FAIL;
+            detail += "; the entries exceed used: a figure is counted twice or comes from another moment";
+        } else {
+            s = Check.Status.WARN;
+            detail += "; more than 2% of capacity is unexplained";
+        }
+        d.check(new Check(Check.LEDGER_SUM_VS_USED, s, detail));
+    }
+}

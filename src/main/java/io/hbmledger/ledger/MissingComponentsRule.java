@@ -1,0 +1,35 @@
+package io.hbmledger.ledger;
+
+import java.util.List;
+
+/**
+ * Names what the evidence could not tell, as unknown lines: a ledger that silently leaves out
+ * HCCL or the graph pool reads as if they were zero.
+ */
+final class MissingComponentsRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        boolean log = ev.hasFormat("vllm-log");
+        String noLog = "no vLLM log in the run";
+        if (d.hasKnown(Component.TORCH_ALLOCATED)) {
+            msprof(d);
+            return;
+        }
+        d.putIfAbsent(Entry.unknown(Component.WEIGHTS, log ? "no weights line for this rank in the vLLM log" : noLog));
+        d.putIfAbsent(Entry.unknown(Component.KV_CACHE, log ? "no KV cache figure for this rank in the vLLM log" : noLog));
+        d.putIfAbsent(Entry.unknown(Component.GRAPH_POOL, log
+                ? "no graph capture figure in the log (eager mode, or the line was not printed)" : noLog));
+        if (!d.hasKnown(Component.PROFILE_PEAK_REST)) {
+            d.putIfAbsent(Entry.unknown(Component.ACTIVATION_PEAK, log ? "no activation peak figure in the log" : noLog));
+            d.putIfAbsent(Entry.unknown(Component.NON_TORCH, log ? "no non-torch figure in the log" : noLog));
+        }
+        msprof(d);
+    }
+
+    private static void msprof(DeviceDraft d) {
+        for (String c : List.of(Component.HCCL, Component.CANN_RUNTIME)) {
+            d.putIfAbsent(Entry.unknown(c, "needs msprof evidence (npu_module_mem); vLLM counts it in non-torch"));
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.hbmledger.ledger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Warns when counted entries come from a moment other than the ledger's. Start-up log figures
+ * describe allocations that last to ready (weights, KV blocks, graph pool), and the driver
+ * baseline is by definition an idle sample, so those are not mixing. A device sample without a
+ * stated moment is.
+ */
+final class MixedMomentsCheck implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        Set<String> fits = "oom".equals(d.moment) ? Set.of("oom", "startup", "static")
+                : Set.of(d.moment, "startup", "static");
+        List<String> odd = new ArrayList<>();
+        for (Entry e : d.entries()) {
+            if (!e.known() || !e.counted()) {
+                continue;
+            }
+            if (e.component().equals(Component.DRIVER_BASELINE) && "baseline".equals(e.moment())) {
+                continue;
+            }
+            if (e.moment() == null || !fits.contains(e.moment())) {
+                odd.add(e.component() + " (" + (e.moment() == null ? "moment not stated" : e.moment()) + ")");
+            }
+        }
+        if (d.used.known() && d.used.note() != null && d.used.note().contains("without a stated moment")) {
+            odd.add("used (sample without a stated moment; pass --moment FILE=ready)");
+        }
+        if (odd.isEmpty()) {
+            d.check(new Check(Check.MIXED_MOMENTS, Check.Status.PASS,
+                    "every counted entry describes " + d.moment + " (start-up figures last until ready)"));
+        } else {
+            d.check(new Check(Check.MIXED_MOMENTS, Check.Status.WARN,
+                    "taken at another moment than " + d.moment + ": " + String.join(", ", odd)));
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.hbmledger.ledger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Ties out-of-memory figures to the device that failed. The OOM message names the device as the
+ * process saw it ({@code NPU 15}, {@code GPU 0}): that index counts the visible devices, so it is
+ * mapped through the deployment's device list. Without a device in the message, the file's
+ * {@code device} from run.json, then the line's rank, then a one-device deployment decide.
+ */
+final class OomDevices {
+
+    private static final Pattern INDEX = Pattern.compile("(?i)(?:npu|gpu|cuda|device)\\D{0,2}(\\d+)");
+
+    private OomDevices() {
+    }
+
+    static boolean isOom(TaggedObservation t) {
+        return t.quantity().startsWith("oom_");
+    }
+
+    /** The logical device an OOM line concerns, or null when it cannot be told. */
+    static Integer deviceOf(TaggedObservation t, Layout layout) {
+        if (t.o().device() != null) {
+            Matcher m = INDEX.matcher(t.o().device());
+            if (m.find()) {
+                int visible = Integer.parseInt(m.group(1));
+                return visible < layout.devices().size() ? layout.devices().get(visible) : visible;
+            }
+        }
+        if (t.device() != null) {
+            return t.device();
+        }
+        if (t.rank() != null && t.rank() < layout.devices().size()) {
+            return layout.devices().get(t.rank());
+        }
+        if (layout.devices().size() == 1) {
+            return layout.devices().get(0);
+        }
+        return null;
+    }
+
+    /** OOM lines of the device, in file order. */
+    static List<TaggedObservation> of(EvidenceSet ev, int logicalDevice) {
+        List<TaggedObservation> out = new ArrayList<>();
+        for (TaggedObservation t : ev.where(OomDevices::isOom)) {
+            Integer d = deviceOf(t, ev.layout());
+            if (d != null && d == logicalDevice) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,67 @@
+package io.hbmledger.ledger;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * An out-of-memory failure: PyTorch's own account of the failed device (reported) — allocated
+ * bytes as one entry, reserved minus allocated as the allocator's cache (inferred) — and a
+ * failing check that says how short the allocation fell. The message's figures follow the
+ * PyTorch/torch_npu OOM text: "Tried to allocate X (NPU n; T total capacity; A already
+ * allocated; F free; R reserved in total by PyTorch)".
+ */
+final class OomRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (!"oom".equals(d.moment)) {
+            return;
+        }
+        List<TaggedObservation> lines = OomDevices.of(ev, d.logicalDevice);
+        Optional<TaggedObservation> alloc = last(lines, "oom_allocated");
+        Optional<TaggedObservation> reserved = last(lines, "oom_reserved");
+        Optional<TaggedObservation> tried = last(lines, "oom_tried");
+        Optional<TaggedObservation> free = last(lines, "oom_free");
+        if (alloc.isPresent()) {
+            TaggedObservation a = alloc.get();
+            d.put(new Entry(Component.TORCH_ALLOCATED, a.o().bytes(), Confidence.REPORTED, List.of(a.source()),
+                    "PyTorch's allocated bytes when the allocation failed: weights, KV cache (if allocated yet)"
+                            + " and live activations together; the log does not split them",
+                    "oom", true, null));
+            // Figures vLLM printed earlier (weights, KV) sit inside the allocated bytes.
+            for (String inside : List.of(Component.WEIGHTS, Component.KV_CACHE, Component.GRAPH_POOL,
+                    Component.ACTIVATION_PEAK, Component.PROFILE_PEAK_REST)) {
+                d.get(inside).filter(Entry::known).ifPresent(e -> d.put(e.notCounted("inside torch_allocated")));
+            }
+        }
+        if (alloc.isPresent() && reserved.isPresent()) {
+            long a = alloc.get().o().bytes();
+            long r = reserved.get().o().bytes();
+            d.put(new Entry(Component.ALLOCATOR_CACHE, r - a, Confidence.INFERRED,
+                    List.of(reserved.get().source(), alloc.get().source()),
+                    "reserved by PyTorch's caching allocator but not allocated",
+                    "oom", true, "reserved " + reserved.get().o().text() + " - allocated " + alloc.get().o().text()
+                            + " = " + (r - a) + " B (" + Units.gib(r - a) + ")"));
+        }
+        if (tried.isPresent()) {
+            long want = tried.get().o().bytes();
+            String detail = "tried to allocate " + Units.gib(want);
+            if (free.isPresent()) {
+                long f = free.get().o().bytes();
+                detail += " with " + Units.gib(f) + " free: short by " + Units.gib(want - f);
+            }
+            detail += " (" + tried.get().source().shortForm() + ")";
+            d.check(new Check(Check.OOM, Check.Status.FAIL, detail));
+        }
+    }
+
+    private static Optional<TaggedObservation> last(List<TaggedObservation> lines, String q) {
+        TaggedObservation found = null;
+        for (TaggedObservation t : lines) {
+            if (t.quantity().equals(q)) {
+                found = t;
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+}

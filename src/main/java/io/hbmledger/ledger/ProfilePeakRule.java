@@ -1,0 +1,50 @@
+package io.hbmledger.ledger;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * When vllm-ascend prints only its KV budget ("Available memory: A, total memory: T") and the
+ * weights, the rest of its start-up profile peak follows from its own formula (worker_v1.py
+ * {@code determine_available_memory}: {@code A = int(T * u - peak)}, peak = torch's allocated
+ * peak plus non-torch allocations): {@code peak = floor(T * u - A)}, and peak minus weights is
+ * the activation peak and non-torch memory together (inferred). Part of it (the activations) is
+ * freed before ready, so the lump is shown but not counted.
+ */
+final class ProfilePeakRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (d.ranks.isEmpty() || d.get(Component.ACTIVATION_PEAK).isPresent()
+                || d.get(Component.NON_TORCH).isPresent()) {
+            return;
+        }
+        int rank = d.ranks.get(0);
+        Optional<RankPick.Picked> avail = RankPick.pick(ev.vllm("available_memory"), rank, ev.layout());
+        Optional<RankPick.Picked> total = RankPick.pick(ev.vllm("total_memory"), rank, ev.layout());
+        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm("memory_utilization"), rank, ev.layout());
+        Optional<Entry> weights = d.get(Component.WEIGHTS).filter(Entry::known);
+        if (avail.isEmpty() || total.isEmpty() || util.isEmpty() || weights.isEmpty()) {
+            return;
+        }
+        long a = avail.get().t().o().bytes();
+        long t = total.get().t().o().bytes();
+        BigDecimal u = BigDecimal.valueOf(util.get().t().o().value());
+        long budget = u.multiply(BigDecimal.valueOf(t)).setScale(0, RoundingMode.FLOOR).longValueExact();
+        long peak = u.multiply(BigDecimal.valueOf(t)).subtract(BigDecimal.valueOf(a))
+                .setScale(0, RoundingMode.FLOOR).longValueExact();
+        long w = weights.get().bytes();
+        long rest = peak - w;
+        String arithmetic = "profile peak = floor(" + util.get().t().o().text() + " x " + t + " - " + a + ") = "
+                + peak + " B; minus weights " + w + " B = " + rest + " B (" + Units.gib(rest) + ")";
+        d.put(new Entry(Component.PROFILE_PEAK_REST, rest, Confidence.INFERRED,
+                List.of(util.get().t().source(), avail.get().t().source(), total.get().t().source(),
+                        weights.get().sources().get(0)),
+                "vLLM's start-up profile peak (" + Units.gib(peak) + " of a " + Units.gib(budget)
+                        + " budget) minus the weights: activation peak and non-torch memory together;"
+                        + " the activations are freed before ready, so not in the sum",
+                "startup", false, arithmetic));
+    }
+}

@@ -1,0 +1,31 @@
+package io.hbmledger.ledger;
+
+/**
+ * Used minus the counted known entries at the same moment, signed: never forced to zero and
+ * never hidden. The note says what the residual can hold given which entries are present.
+ */
+final class ResidualRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (!d.used.known()) {
+            d.residual = null;
+            d.residualNote = "unknown: device used at " + d.moment + " is unknown";
+            return;
+        }
+        long sum = 0;
+        for (Entry e : d.entries()) {
+            if (e.known() && e.counted()) {
+                sum += e.bytes();
+            }
+        }
+        d.residual = d.used.bytes() - sum;
+        if (d.hasKnownCounted(Component.SERVER_PROCESSES) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
+            d.residualNote = "0 by construction: the server's memory is not split here and outside_processes is used minus process memory";
+        } else if (d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
+            d.residualNote = "memory of the serving process that the listed components do not cover: HCCL buffers, CANN runtime workspace, non-torch memory, rounding of vLLM's printed figures";
+        } else {
+            d.residualNote = "used minus the counted entries: driver growth since baseline, HCCL, CANN runtime, other processes, rounding";
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.hbmledger.ledger;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The run's status. {@code failed} when the server ran out of memory; otherwise
+ * {@code incomplete} with a reason for each kind of evidence that is missing (msprof above
+ * all: without it HCCL, CANN runtime and the peak under load are not measured), and
+ * {@code complete} only when nothing is.
+ */
+final class StatusRule implements RunRule {
+
+    @Override
+    public void apply(EvidenceSet ev, RunDraft run) {
+        List<TaggedObservation> ooms = ev.where(OomDevices::isOom);
+        List<String> failed = new ArrayList<>();
+        for (DeviceLedger d : run.devices()) {
+            if (d.deviceId() != null && !OomDevices.of(ev, d.deviceId()).isEmpty()) {
+                failed.add(d.device());
+            }
+        }
+        if (!failed.isEmpty()) {
+            TaggedObservation first = ooms.get(0);
+            run.failed("the server ran out of memory on " + String.join(", ", failed) + " ("
+                    + first.file() + ":" + first.o().line() + ")");
+        } else if (!ooms.isEmpty()) {
+            TaggedObservation first = ooms.get(0);
+            run.failed("the log holds an out-of-memory failure (" + first.file() + ":" + first.o().line()
+                    + ") that could not be tied to a device of the deployment; name the device in run.json (evidence[].device)");
+        }
+        if (!ev.hasFormat("msprof")) {
+            run.incomplete("no msprof evidence in the run: HCCL, CANN runtime and the peak under load are not measured");
+        }
+        if (!ev.hasFormat("vllm-log")) {
+            run.incomplete("no vLLM log in the run: weights, KV cache and graph pool are unknown");
+        }
+        if (ev.smiFiles(io.hbmledger.run.Moment.BASELINE).isEmpty()) {
+            run.incomplete("no idle baseline npu-smi sample: driver baseline unknown");
+        }
+        for (DeviceLedger d : run.devices()) {
+            if (!d.used().known()) {
+                run.incomplete("no npu-smi sample of " + d.device() + " at " + d.moment() + ": used and residual unknown");
+            }
+        }
+    }
+}

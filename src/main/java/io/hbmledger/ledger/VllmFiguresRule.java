@@ -1,0 +1,59 @@
+package io.hbmledger.ledger;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * vLLM's own figures for the rank that ran on this device (reported): weights, KV cache, graph
+ * pool, activation peak and non-torch memory.
+ *
+ * <p>vllm-ascend's "Available memory: N" is the KV cache budget: worker_v1.py
+ * {@code determine_available_memory} computes {@code total_npu_memory * gpu_memory_utilization
+ * - peak_memory} (peak = torch's allocated peak in the profile run plus non-torch allocations)
+ * and the V1 engine turns the whole budget into KV blocks. The activation peak is the profile
+ * run's transient peak, freed before the server is ready, so it is shown but not counted in a
+ * ready ledger.
+ */
+final class VllmFiguresRule implements DeviceRule {
+
+    private record Figure(String quantity, String component, String what) {
+    }
+
+    private static final List<Figure> FIGURES = List.of(
+            new Figure("weights", Component.WEIGHTS, "model weights loaded (vLLM's \"GB\" is GiB)"),
+            new Figure("kv_cache_available", Component.KV_CACHE, "KV cache memory vLLM allotted"),
+            new Figure("available_memory", Component.KV_CACHE,
+                    "vllm-ascend's KV cache budget (\"Available memory\" = total x utilization - profile peak), allocated as KV blocks at start-up"),
+            new Figure("graph_memory", Component.GRAPH_POOL, "graph capture pool"),
+            new Figure("activation_peak", Component.ACTIVATION_PEAK,
+                    "activation peak of vLLM's start-up profile run, not a peak under load"),
+            new Figure("non_torch", Component.NON_TORCH, "memory outside PyTorch's allocator, vLLM's lump"));
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        int rank = d.ranks.isEmpty() ? -1 : d.ranks.get(0);
+        if (rank < 0) {
+            return;
+        }
+        for (Figure f : FIGURES) {
+            if (d.hasKnown(f.component)) {
+                continue;
+            }
+            Optional<RankPick.Picked> p = RankPick.pick(ev.vllm(f.quantity), rank, ev.layout());
+            if (p.isEmpty() || p.get().t().o().bytes() == null) {
+                continue;
+            }
+            RankPick.Picked pk = p.get();
+            TaggedObservation t = pk.t();
+            boolean counted = true;
+            String note = f.what + "; " + pk.note();
+            if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment)) {
+                counted = false;
+                note += "; freed before the server was ready, so not in the sum";
+            }
+            d.put(new Entry(f.component, t.o().bytes(), pk.confidence(), List.of(t.source()), note,
+                    t.momentName() == null ? "startup" : t.momentName(), counted,
+                    pk.confidence() == Confidence.INFERRED ? "same value applied to each rank" : null));
+        }
+    }
+}

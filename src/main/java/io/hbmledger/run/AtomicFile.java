@@ -1,0 +1,67 @@
+package io.hbmledger.run;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * Writes a file so that readers see either the old content or the whole new content, never a
+ * part: the bytes go to a temporary file in the same directory, are forced to disk, and the
+ * temporary file is renamed over the target with {@code ATOMIC_MOVE}. The directory is then
+ * forced too, so the rename itself survives a crash (Linux; ignored where unsupported).
+ */
+public final class AtomicFile {
+
+    private AtomicFile() {
+    }
+
+    /**
+     * @throws AtomicMoveNotSupportedException when the file system cannot rename atomically;
+     *     the target is then left as it was
+     * @throws IOException on any write failure; the target is left as it was and the temporary
+     *     file is removed
+     */
+    public static void write(Path target, byte[] content) throws IOException {
+        Path abs = target.toAbsolutePath();
+        Path dir = abs.getParent();
+        Path tmp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".tmp");
+        boolean moved = false;
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer buf = ByteBuffer.wrap(content);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                // createTempFile makes the file owner-only; a run file is meant to be shared.
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
+            }
+            // On POSIX, rename(2) replaces an existing target atomically.
+            Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+            moved = true;
+            forceDirectory(dir);
+        } finally {
+            if (!moved) {
+                Files.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    private static void forceDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Some platforms cannot open a directory; the rename is still atomic there.
+        }
+    }
+}

@@ -1,0 +1,251 @@
+package io.hbmledger.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.run.Moment;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attribution rules over hand-made observations. Each observation copies a line of a real
+ * corpus file (named in the comment) as the evidence contract says the parsers report it; the
+ * expected values are worked out by hand in the comments. The same ledgers are checked end to
+ * end from the real files in ExamplesTest.
+ */
+class AttributionTest {
+
+    private static final long MIB = 1L << 20;
+    private final List<TaggedObservation> obs = new ArrayList<>();
+    private final List<EvidenceSet.FileInfo> files = new ArrayList<>();
+
+    private void file(String name, String format, Moment m) {
+        files.add(new EvidenceSet.FileInfo(name, format, m));
+    }
+
+    private void add(String file, Observation o) {
+        EvidenceSet.FileInfo f = files.stream().filter(x -> x.file().equals(file)).findFirst().orElseThrow();
+        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.process(), 1), null));
+    }
+
+    private static Entry entry(DeviceLedger d, String component) {
+        return d.entries().stream().filter(e -> e.component().equals(component)).findFirst().orElseThrow();
+    }
+
+    private static Check check(DeviceLedger d, String name) {
+        return d.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /**
+     * vllm-ascend issue 2667: Atlas A3, Llama-3.1-8B + EAGLE3, one rank on device 0; the npu-smi
+     * table lists no process, so it is the idle baseline; there is no sample at ready.
+     */
+    @Test
+    void a3SingleRankWithBaselineOnly() {
+        file("npu-smi.txt", "npu-smi-info", Moment.BASELINE);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        // npu-smi line 9: "| 0     0   | 0000:9D:00.0 | 0  0 / 0  3412 / 65536 |" (Chip 0, Phy-ID 0)
+        add("npu-smi.txt", Observation.bytes("hbm_used", 3412 * MIB, 9, "3412").withDevice("npu:0/chip:0").withDeviceId(0));
+        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0").withDeviceId(0));
+        // line 12: chip 1 (Phy-ID 1), another device: must not leak into device 0
+        add("npu-smi.txt", Observation.bytes("hbm_used", 3189 * MIB, 12, "3189").withDevice("npu:0/chip:1").withDeviceId(1));
+        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 12, "65536").withDevice("npu:0/chip:1").withDeviceId(1));
+        String p = "EngineCore_0 pid=1440043";
+        add("serve.log", Observation.value("memory_utilization", 0.8, 8, "0.8"));
+        add("serve.log", Observation.bytes("weights", 16948692569L, 46, "15.7847 GB").withProcess(p));
+        add("serve.log", Observation.bytes("available_memory", 34184553369L, 47, "34184553369").withProcess(p));
+        add("serve.log", Observation.bytes("total_memory", 65464696832L, 47, "65464696832").withProcess(p));
+        add("serve.log", Observation.value("kv_cache_tokens", 252800, 48, "252,800").withProcess(p));
+
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), "Llama-3.1-8B")));
+        assertThat(l.devices()).hasSize(1);
+        DeviceLedger d = l.devices().get(0);
+        assertThat(d.device()).isEqualTo("npu:0/chip:0");
+        assertThat(d.ranks()).containsExactly(0);
+        assertThat(d.moment()).isEqualTo("ready");
+        // capacity 65536 MiB = 68719476736 B, from the baseline sample
+        assertThat(d.capacity().bytes()).isEqualTo(68719476736L);
+        assertThat(d.used().bytes()).isNull();
+        assertThat(d.residualBytes()).isNull();
+        // 3412 MiB x 1048576 = 3577741312 B
+        Entry base = entry(d, Component.DRIVER_BASELINE);
+        assertThat(base.bytes()).isEqualTo(3577741312L);
+        assertThat(base.confidence()).isEqualTo(Confidence.MEASURED);
+        assertThat(base.sources().get(0).line()).isEqualTo(9);
+        assertThat(entry(d, Component.WEIGHTS).bytes()).isEqualTo(16948692569L);
+        assertThat(entry(d, Component.WEIGHTS).confidence()).isEqualTo(Confidence.REPORTED);
+        assertThat(entry(d, Component.KV_CACHE).bytes()).isEqualTo(34184553369L);
+        // floor(0.8 x 65464696832 - 34184553369) = floor(52371757465.6 - 34184553369)
+        //   = 18187204096; minus weights 16948692569 = 1238511527
+        Entry rest = entry(d, Component.PROFILE_PEAK_REST);
+        assertThat(rest.bytes()).isEqualTo(1238511527L);
+        assertThat(rest.confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(rest.counted()).isFalse();
+        assertThat(rest.arithmetic()).contains("18187204096");
+        assertThat(entry(d, Component.GRAPH_POOL).bytes()).isNull();
+        assertThat(entry(d, Component.HCCL).confidence()).isEqualTo(Confidence.UNKNOWN);
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isNull();
+        // counted: 3577741312 + 16948692569 + 34184553369 = 54710987250
+        assertThat(d.countedSum()).isEqualTo(54710987250L);
+        assertThat(check(d, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.SKIPPED);
+        // 68719476736 - 65464696832 = 3254779904 B = 3.03 GiB
+        assertThat(check(d, Check.TOTAL_VS_CAPACITY).detail()).contains("3.03 GiB");
+        // floor(0.8 x 65464696832) = 52371757465 B = 48.77499... GiB, printed 48.77 GiB
+        assertThat(check(d, Check.VLLM_BUDGET_VS_DEVICE).detail()).contains("= 48.77 GiB");
+        assertThat(check(d, Check.MIXED_MOMENTS).status()).isEqualTo(Check.Status.PASS);
+        assertThat(l.status()).isEqualTo(Ledger.Status.INCOMPLETE);
+        assertThat(l.incompleteReasons()).anyMatch(r -> r.startsWith("no msprof evidence in the run"))
+                .anyMatch(r -> r.contains("at ready"));
+    }
+
+    /**
+     * vllm-ascend issue 264: 16 x 910B2C, DeepSeek-R1 TP16 over Ray; NPU 15 ran out of memory
+     * in the profile run; the npu-smi sample was taken with the workers still holding memory.
+     */
+    @Test
+    void oomLedgerOfTheFailedDevice() {
+        file("npu-smi.txt", "npu-smi-info", Moment.OOM);
+        file("oom.log", "vllm-log", Moment.OOM);
+        // npu-smi line 54: "| 0 | 0000:D0:00.0 | 0  0 / 0  59351/ 65536 |" of NPU 15 (no Phy-ID column)
+        add("npu-smi.txt", Observation.bytes("hbm_used", 59351 * MIB, 54, "59351").withDevice("npu:15/chip:0"));
+        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 54, "65536").withDevice("npu:15/chip:0"));
+        // line 9 (NPU 0) and 59 (its process): another device
+        add("npu-smi.txt", Observation.bytes("hbm_used", 59356 * MIB, 9, "59356").withDevice("npu:0/chip:0"));
+        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("npu-smi.txt", Observation.bytes("process_memory", 56057 * MIB, 59, "56057").withDevice("npu:0/chip:0")
+                .withPid(418635L).withProcessName("vllm"));
+        // line 89: "| 15  0 | 418714 | rayNPURayWork | 56063 |"
+        add("npu-smi.txt", Observation.bytes("process_memory", 56063 * MIB, 89, "56063").withDevice("npu:15/chip:0")
+                .withPid(418714L).withProcessName("rayNPURayWork"));
+        // log line 16: "Tried to allocate 17.50 GiB (NPU 15; 60.97 GiB total capacity; 53.74 GiB already
+        // allocated; 53.74 GiB current active; 5.96 GiB free; 54.36 GiB reserved in total by PyTorch)"
+        String p = "NPURayWorkerWrapper pid=399601, ip=192.0.2.10";
+        add("oom.log", Observation.bytes("oom_tried", 18790481920L, 16, "17.50 GiB").withProcess(p).withDevice("npu:15"));
+        add("oom.log", Observation.bytes("oom_total_capacity", 65466039009L, 16, "60.97 GiB").withProcess(p).withDevice("npu:15"));
+        add("oom.log", Observation.bytes("oom_allocated", 57702885622L, 16, "53.74 GiB").withProcess(p).withDevice("npu:15"));
+        add("oom.log", Observation.bytes("oom_free", 6399501271L, 16, "5.96 GiB").withProcess(p).withDevice("npu:15"));
+        add("oom.log", Observation.bytes("oom_reserved", 58368605553L, 16, "54.36 GiB").withProcess(p).withDevice("npu:15"));
+
+        List<Integer> devices = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            devices.add(i);
+        }
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(16, 1, devices, List.of(418635L, 418714L), "DeepSeek-R1")));
+        assertThat(l.status()).isEqualTo(Ledger.Status.FAILED);
+        assertThat(l.incompleteReasons().get(0)).contains("out of memory on npu:15/chip:0").contains("oom.log:16");
+        DeviceLedger d = l.devices().get(15);
+        assertThat(d.device()).isEqualTo("npu:15/chip:0");
+        assertThat(d.moment()).isEqualTo("oom");
+        // 59351 MiB = 62234034176 B
+        assertThat(d.used().bytes()).isEqualTo(62234034176L);
+        assertThat(entry(d, Component.TORCH_ALLOCATED).bytes()).isEqualTo(57702885622L);
+        // 58368605553 - 57702885622 = 665719931
+        assertThat(entry(d, Component.ALLOCATOR_CACHE).bytes()).isEqualTo(665719931L);
+        // 56063 MiB = 58786316288 B, shown but not counted (the torch figures split it)
+        assertThat(entry(d, Component.SERVER_PROCESSES).bytes()).isEqualTo(58786316288L);
+        assertThat(entry(d, Component.SERVER_PROCESSES).counted()).isFalse();
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isZero();
+        assertThat(entry(d, Component.OTHER_PROCESSES).confidence()).isEqualTo(Confidence.MEASURED);
+        // 62234034176 - 58786316288 = 3447717888
+        assertThat(entry(d, Component.OUTSIDE_PROCESSES).bytes()).isEqualTo(3447717888L);
+        assertThat(entry(d, Component.DRIVER_BASELINE).bytes()).isNull();
+        // 62234034176 - (57702885622 + 665719931 + 0 + 3447717888) = 417710735
+        assertThat(d.residualBytes()).isEqualTo(417710735L);
+        assertThat(check(d, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.PASS);
+        // 18790481920 - 6399501271 = 12390980649 B = 11.54 GiB
+        assertThat(check(d, Check.OOM).status()).isEqualTo(Check.Status.FAIL);
+        assertThat(check(d, Check.OOM).detail()).contains("short by 11.54 GiB");
+        // another device: no torch figures, the server's memory is not split; residual 0 by construction
+        DeviceLedger d0 = l.devices().get(0);
+        assertThat(d0.moment()).isEqualTo("oom");
+        assertThat(entry(d0, Component.SERVER_PROCESSES).bytes()).isEqualTo(56057 * MIB);
+        assertThat(entry(d0, Component.SERVER_PROCESSES).counted()).isTrue();
+        // 59356 MiB - 56057 MiB = 3299 MiB = 3459252224 B
+        assertThat(entry(d0, Component.OUTSIDE_PROCESSES).bytes()).isEqualTo(3459252224L);
+        assertThat(d0.residualBytes()).isZero();
+        assertThat(check(d0, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.SKIPPED);
+        assertThat(d0.checks()).noneMatch(c -> c.name().equals(Check.OOM));
+        // devices with no npu-smi row at all stay unknown
+        assertThat(l.devices().get(3).used().bytes()).isNull();
+    }
+
+    /** A ready sample, TP 2 with per-rank lines, and one line that serves all ranks. */
+    @Test
+    void perRankFiguresAndOneLineForAllRanks() {
+        file("base.txt", "npu-smi-info", Moment.BASELINE);
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        // devices 4 and 5 (rank 0 -> 4, rank 1 -> 5), 910B tables without Phy-ID
+        for (int dev : new int[] {4, 5}) {
+            add("base.txt", Observation.bytes("hbm_used", 3000 * MIB, 10 + dev, "3000").withDevice("npu:" + dev + "/chip:0"));
+            add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 10 + dev, "40000").withDevice("npu:" + dev + "/chip:0"));
+            add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 10 + dev, "65536").withDevice("npu:" + dev + "/chip:0"));
+        }
+        add("ready.txt", Observation.bytes("process_memory", 36000 * MIB, 40, "36000").withDevice("npu:4/chip:0")
+                .withPid(100L).withProcessName("python3"));
+        add("ready.txt", Observation.bytes("process_memory", 1000 * MIB, 41, "1000").withDevice("npu:4/chip:0")
+                .withPid(200L).withProcessName("other"));
+        obs.add(new TaggedObservation(Observation.bytes("weights", 8L << 30, 20, "8.0 GiB").withProcess("Worker_TP0 pid=1"),
+                "serve.log", "vllm-log", Moment.STARTUP, 0, null));
+        obs.add(new TaggedObservation(Observation.bytes("weights", 9L << 30, 21, "9.0 GiB").withProcess("Worker_TP1 pid=2"),
+                "serve.log", "vllm-log", Moment.STARTUP, 1, null));
+        obs.add(new TaggedObservation(Observation.bytes("kv_cache_available", 20L << 30, 30, "20.00 GiB"),
+                "serve.log", "vllm-log", Moment.STARTUP, null, null));
+
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(2, 1, List.of(4, 5), List.of(100L), null)));
+        DeviceLedger d4 = l.devices().get(0);
+        DeviceLedger d5 = l.devices().get(1);
+        assertThat(d4.device()).isEqualTo("npu:4/chip:0");
+        assertThat(d4.ranks()).containsExactly(0);
+        assertThat(entry(d4, Component.WEIGHTS).bytes()).isEqualTo(8L << 30);
+        assertThat(entry(d5, Component.WEIGHTS).bytes()).isEqualTo(9L << 30);
+        assertThat(entry(d4, Component.WEIGHTS).confidence()).isEqualTo(Confidence.REPORTED);
+        assertThat(entry(d4, Component.KV_CACHE).confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(entry(d4, Component.KV_CACHE).note()).contains("serves all 2 ranks");
+        // device 4: other process pid 200 = 1000 MiB; outside = 40000 - 36000 - 1000 = 3000 MiB
+        assertThat(entry(d4, Component.OTHER_PROCESSES).bytes()).isEqualTo(1000 * MIB);
+        assertThat(entry(d4, Component.OUTSIDE_PROCESSES).bytes()).isEqualTo(3000 * MIB);
+        assertThat(entry(d4, Component.DRIVER_BASELINE).counted()).isFalse();
+        // residual = 40000 MiB - (8 GiB + 20 GiB + 1000 MiB + 3000 MiB) = 40000 - 28672 - 4000 = 7328 MiB
+        assertThat(d4.residualBytes()).isEqualTo(7328 * MIB);
+        assertThat(check(d4, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.WARN);
+        // device 5: the table lists processes elsewhere, none here: 0 other, measured;
+        // outside = all 40000 MiB (no process listed), driver baseline not counted
+        assertThat(entry(d5, Component.OTHER_PROCESSES).bytes()).isZero();
+        assertThat(d5.residualBytes()).isEqualTo(40000 * MIB - (9L << 30) - (20L << 30) - 40000 * MIB);
+        assertThat(check(d5, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.FAIL);
+    }
+
+    @Test
+    void kvFromTokensOnlyWhenNothingBetter() {
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        file("config.json", "model-config", Moment.STATIC);
+        add("serve.log", Observation.value("kv_cache_tokens", 252800, 48, "252,800"));
+        // Llama-3.1-8B: 2 (K,V) x 32 layers x 8 KV heads x 128 dims x 2 bytes = 131072 B/token
+        add("config.json", Observation.bytes("kv_bytes_per_token", 131072, 1, "131072"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        Entry kv = entry(l.devices().get(0), Component.KV_CACHE);
+        // 252800 x 131072 = 33135001600
+        assertThat(kv.bytes()).isEqualTo(33135001600L);
+        assertThat(kv.confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(kv.arithmetic()).isEqualTo("252800 tokens x 131072 B/token = 33135001600 B (30.86 GiB)");
+        assertThat(l.notes()).isEmpty();
+    }
+
+    @Test
+    void rankLabels() {
+        assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
+        assertThat(RankLabels.rankOf("Worker_DP1_TP1 pid=77", 2)).isEqualTo(3);
+        assertThat(RankLabels.rankOf("VllmWorker rank=2 pid=9", 4)).isEqualTo(2);
+        assertThat(RankLabels.rankOf("EngineCore_0 pid=1440043", 1)).isEqualTo(0);
+        assertThat(RankLabels.rankOf("EngineCore_DP1 pid=5", 1)).isEqualTo(1);
+        assertThat(RankLabels.rankOf("EngineCore_0 pid=5", 2)).isNull();
+        assertThat(RankLabels.rankOf("VllmWorkerProcess pid=521", 2)).isNull();
+        assertThat(RankLabels.rankOf(null, 2)).isNull();
+    }
+}

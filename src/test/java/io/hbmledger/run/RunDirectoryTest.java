@@ -1,0 +1,175 @@
+package io.hbmledger.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hbmledger.run.RunManifest.Deployment;
+import io.hbmledger.run.RunManifest.EvidenceEntry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RunDirectoryTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path run(String json) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("run"));
+        Files.writeString(dir.resolve("run.json"), json);
+        return dir;
+    }
+
+    @Test
+    void readsAManifestAndResolvesEvidenceInside() throws Exception {
+        Path dir = run("""
+                {
+                  "schema": "hbm-ledger/run/1",
+                  "source": "issue thread",
+                  "deployment": {"model": "m", "tp": 2, "devices": [4, 5], "server_pids": [77]},
+                  "evidence": [
+                    {"file": "evidence/npu-smi.txt", "moment": "ready"},
+                    {"file": "./serve.log", "moment": "startup", "rank": 0}
+                  ]
+                }
+                """);
+        RunDirectory rd = RunDirectory.open(dir);
+        assertThat(rd.manifest().deployment().devices()).containsExactly(4, 5);
+        assertThat(rd.manifest().deployment().serverPids()).containsExactly(77L);
+        assertThat(rd.manifest().evidence()).hasSize(2);
+        assertThat(rd.resolve(rd.manifest().evidence().get(0)))
+                .isEqualTo(dir.resolve("evidence/npu-smi.txt"));
+        assertThat(rd.manifest().evidence().get(1).rank()).isEqualTo(0);
+        // run.json itself may be given instead of its directory
+        assertThat(RunDirectory.open(dir.resolve("run.json")).manifest().source()).isEqualTo("issue thread");
+    }
+
+    @Test
+    void refusesAbsolutePathsWithFileAndLine() throws Exception {
+        Path dir = run("""
+                {
+                  "schema": "hbm-ledger/run/1",
+                  "evidence": [
+                    {"file": "ok.txt"},
+                    {"file": "/etc/passwd", "moment": "ready"}
+                  ]
+                }
+                """);
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:5:")
+                .hasMessageContaining("absolute path");
+    }
+
+    @Test
+    void refusesDotDotThatLeaves() throws Exception {
+        Path dir = run("""
+                {"schema": "hbm-ledger/run/1",
+                 "evidence": [{"file": "a/../../other/npu-smi.txt"}]}
+                """);
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:2:")
+                .hasMessageContaining("leaves the run directory");
+    }
+
+    @Test
+    void dotDotThatStaysInsideIsAccepted() throws Exception {
+        Path dir = run("""
+                {"schema": "hbm-ledger/run/1", "evidence": [{"file": "a/../b.txt"}]}
+                """);
+        assertThat(RunDirectory.open(dir).manifest().evidence()).hasSize(1);
+    }
+
+    @Test
+    void refusesSymlinksPointingOutside() throws Exception {
+        Path outside = Files.writeString(tmp.resolve("secret.txt"), "x");
+        Path dir = run("""
+                {"schema": "hbm-ledger/run/1",
+                 "evidence": [{"file": "link.txt"}, {"file": "sub/x.txt"}]}
+                """);
+        Files.createSymbolicLink(dir.resolve("link.txt"), outside);
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:2:")
+                .hasMessageContaining("symbolic link");
+        // a linked folder that leads out, even to a file that does not exist yet
+        Files.delete(dir.resolve("link.txt"));
+        Files.writeString(dir.resolve("link.txt"), "inside");
+        Files.createSymbolicLink(dir.resolve("sub"), tmp);
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("sub/x.txt")
+                .hasMessageContaining("outside the run directory");
+    }
+
+    @Test
+    void refusesBrokenJsonWithLine() throws Exception {
+        Path dir = run("{\n  \"schema\": \"hbm-ledger/run/1\",\n  \"evidence\": [\n    {\"file\": }\n]}\n");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:4:");
+    }
+
+    @Test
+    void refusesWrongSchemaAndUnknownMoment() throws Exception {
+        Path dir = run("{\"schema\": \"other/1\", \"evidence\": []}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:1:")
+                .hasMessageContaining("hbm-ledger/run/1");
+        Files.writeString(dir.resolve("run.json"),
+                "{\"schema\": \"hbm-ledger/run/1\",\n\"evidence\": [{\"file\": \"x\", \"moment\": \"noon\"}]}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:2:")
+                .hasMessageContaining("baseline, ready");
+    }
+
+    @Test
+    void refusesMissingDirectoryAndManifest() throws Exception {
+        assertThatThrownBy(() -> RunDirectory.open(tmp.resolve("none")))
+                .isInstanceOf(RunFileException.class).hasMessageContaining("expected a run directory");
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        assertThatThrownBy(() -> RunDirectory.open(empty))
+                .isInstanceOf(RunFileException.class).hasMessageContaining("no run.json");
+    }
+
+    @Test
+    void writerRoundTripsAndKeepsUnknownFields() throws Exception {
+        Path dir = run("""
+                {"schema": "hbm-ledger/run/1", "future_field": {"a": 1},
+                 "deployment": {"tp": 2, "devices": [0, 1], "future_dep": "x"},
+                 "moments": {"ready": "2026-11-29T20:00:00Z"},
+                 "evidence": [{"file": "a.txt", "moment": "ready", "sha256": "abc"}]}
+                """);
+        RunManifest m = RunDirectory.open(dir).manifest();
+        RunManifest next = m.plusEvidence(EvidenceEntry.of("b.log", "startup").withRank(1))
+                .withStatus("incomplete", "export", List.of("no msprof CSV came out of the export"));
+        new RunManifestWriter().write(dir, next);
+        String written = Files.readString(dir.resolve("run.json"), StandardCharsets.UTF_8);
+        assertThat(written).contains("\"future_field\"", "\"future_dep\"", "\"sha256\"",
+                "\"incomplete_reasons\"", "\"server_pids\"".substring(0, 0));
+        RunManifest back = RunDirectory.open(dir).manifest();
+        assertThat(back).isEqualTo(next);
+        assertThat(back.extra()).containsKey("future_field");
+        assertThat(back.deployment().extra()).containsEntry("future_dep", "x");
+        assertThat(back.evidence().get(0).extra()).containsEntry("sha256", "abc");
+        assertThat(back.moments()).isEqualTo(Map.of("ready", "2026-11-29T20:00:00Z"));
+        // no temporary file is left beside it
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("run.json");
+        }
+    }
+
+    @Test
+    void writerWritesSnakeCaseAndOmitsNulls() throws Exception {
+        RunManifest m = RunManifest.of(Deployment.of("Llama", 1, null, List.of(3)),
+                List.of(EvidenceEntry.of("evidence/npu-smi-ready.txt", "ready")));
+        String s = new String(new RunManifestWriter().toBytes(m), StandardCharsets.UTF_8);
+        assertThat(s).contains("\"schema\" : \"hbm-ledger/run/1\"", "\"devices\" : [ 3 ]")
+                .doesNotContain("null", "run_id", "extra", "incomplete_reasons");
+    }
+}
