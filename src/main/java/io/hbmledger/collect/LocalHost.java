@@ -37,6 +37,21 @@ public final class LocalHost implements Host {
             "alive && env kill -KILL -- \"-$pg\" 2>/dev/null",
             "exit 0");
 
+    private final Map<String, String> env;
+
+    /** This machine with the collector's own environment. */
+    public LocalHost() {
+        this(Map.of());
+    }
+
+    /**
+     * This machine with {@code env} laid over the collector's environment for every command; a PATH
+     * given here is also where programs are looked up (the JDK itself only searches its own PATH).
+     */
+    public LocalHost(Map<String, String> env) {
+        this.env = Map.copyOf(env);
+    }
+
     @Override
     public String name() {
         return "local";
@@ -44,19 +59,32 @@ public final class LocalHost implements Host {
 
     @Override
     public boolean hasCommand(String program) {
+        return resolve(program) != null;
+    }
+
+    private String resolve(String program) {
         if (program.contains("/")) {
-            return Files.isExecutable(Path.of(program));
+            return Files.isExecutable(Path.of(program)) ? program : null;
         }
-        String path = System.getenv("PATH");
+        String path = env.getOrDefault("PATH", System.getenv("PATH"));
         if (path == null) {
-            return false;
+            return null;
         }
         for (String dir : path.split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
-                return true;
+                return Path.of(dir, program).toString();
             }
         }
-        return false;
+        return null;
+    }
+
+    private List<String> resolved(List<String> argv) {
+        List<String> out = new ArrayList<>(argv);
+        String exe = resolve(argv.get(0));
+        if (exe != null) {
+            out.set(0, exe);
+        }
+        return out;
     }
 
     @Override
@@ -64,7 +92,8 @@ public final class LocalHost implements Host {
         Path out = Files.createTempFile("hbm-ledger-cmd", ".out");
         Path err = Files.createTempFile("hbm-ledger-cmd", ".err");
         try {
-            ProcessBuilder pb = new ProcessBuilder(argv);
+            ProcessBuilder pb = new ProcessBuilder(resolved(argv));
+            pb.environment().putAll(this.env);
             pb.environment().putAll(env);
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             pb.redirectOutput(out.toFile());
@@ -105,8 +134,9 @@ public final class LocalHost implements Host {
         // setsid(1) does not fork when its caller is not a group leader (a JVM child never is), so the
         // pid we get is the new session's and group's id.
         cmd.add("setsid");
-        cmd.addAll(argv);
+        cmd.addAll(resolved(argv));
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(this.env);
         pb.environment().putAll(env);
         pb.directory(new File(workDir));
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
