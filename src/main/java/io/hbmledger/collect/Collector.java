@@ -44,6 +44,7 @@ public final class Collector {
     private RunJournal journal;
     private DeviceLocks locks;
     private Redactor redactor = new Redactor();
+    private String apiKey;
     private volatile String phase = "preflight";
     private volatile ExecutionRecord ours;       // started by this run: stop it on the way out
     private volatile ExecutionRecord execution;  // the execution measured (ours or attached)
@@ -72,6 +73,7 @@ public final class Collector {
         if (s.apiKey() != null) {
             redactor.addSecret(s.apiKey());
         }
+        apiKey = s.apiKey() != null ? s.apiKey() : spec.apiKey();
         describe(spec);
         try {
             phase("preflight");
@@ -105,7 +107,7 @@ public final class Collector {
             journal.save();
 
             phase("ready");
-            ServerClient client = new ServerClient(host.reach(spec.port()), s.apiKey());
+            ServerClient client = new ServerClient(host.reach(spec.port()), apiKey);
             try {
                 execution = executions.awaitReady(execution, client, s.readyTimeout());
                 ours = execution;
@@ -269,8 +271,12 @@ public final class Collector {
         if (!host.hasCommand("npu-smi")) {
             throw refuse("npu-smi is not on PATH of " + host.name() + "; install the Ascend driver tools or put npu-smi on PATH");
         }
-        locks = DeviceLocks.acquire(executions.store().root(), host.name(), devices,
-                "collection " + runId + " (pid " + ProcessHandle.current().pid() + ", run directory " + journal.runDir() + ")");
+        try {
+            locks = DeviceLocks.acquire(executions.store().root(), host.name(), devices,
+                    "collection " + runId + " (pid " + ProcessHandle.current().pid() + ", run directory " + journal.runDir() + ")");
+        } catch (CollectException e) {
+            throw refuse(e.getMessage());
+        }
         if (!mustBeIdle) {
             return;
         }

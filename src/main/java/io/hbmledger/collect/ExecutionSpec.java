@@ -69,6 +69,11 @@ public record ExecutionSpec(List<String> command, int port, String model, int tp
         return c;
     }
 
+    /** The value of --api-key in the command, or null: the collector needs it to send requests. */
+    public String apiKey() {
+        return stringOption(command, "--api-key", null);
+    }
+
     private static String stringOption(List<String> argv, String name, String dflt) {
         for (int i = 0; i < argv.size(); i++) {
             String a = argv.get(i);
