@@ -138,7 +138,7 @@ public final class Collector {
         ExecutionRecord rec = executions.store().get(executionId);
         String runId = "run-" + runDir.getFileName();
         journal = RunJournal.create(runDir, runId, "attach");
-        redactor = Redactor.forArguments(rec.command());
+        redactor = rec.redactor();
         if (s.apiKey() != null) {
             redactor.addSecret(s.apiKey());
         }
@@ -202,7 +202,7 @@ public final class Collector {
                     + "; pass the same --host as the first collection");
         }
         execution = rec;
-        redactor = Redactor.forArguments(rec.command());
+        redactor = rec.redactor();
         if (executions.alive(rec)) {
             throw new CollectException("execution " + id + " is still running; stop it first with 'hbm-ledger exec stop "
                     + id + "', then resume");

@@ -26,23 +26,32 @@ import java.util.List;
  * @param stopped       stop time, or null
  * @param state         starting, ready, stopped, failed
  * @param serverPids    pids seen in the group once ready
+ * @param secretSalt    hex salt of {@code secretHashes}
+ * @param secretHashes  salted SHA-256 of the secret values in the command, to mask them in logs later
  */
 public record ExecutionRecord(
         String schema, String id, String host, String runtimeDir, List<String> command, long pid, long pgid,
         int port, String model, Integer tp, Integer dp, Boolean ep, List<Integer> devices, String log,
         String msprofOutput, String startedBy, String started, String stopped, String state,
-        List<Long> serverPids) {
+        List<Long> serverPids, String secretSalt, List<String> secretHashes) {
 
     public static final String SCHEMA = "hbm-ledger/execution/1";
     public static final String FILE = "execution.json";
 
+    /** A redactor that masks the secrets of this execution's command wherever they appear. */
+    public Redactor redactor() {
+        Redactor r = Redactor.forArguments(command);
+        r.addHashedSecrets(secretSalt, secretHashes);
+        return r;
+    }
+
     public ExecutionRecord withState(String newState, String stoppedAt) {
         return new ExecutionRecord(schema, id, host, runtimeDir, command, pid, pgid, port, model, tp, dp, ep,
-                devices, log, msprofOutput, startedBy, started, stoppedAt, newState, serverPids);
+                devices, log, msprofOutput, startedBy, started, stoppedAt, newState, serverPids, secretSalt, secretHashes);
     }
 
     public ExecutionRecord withServerPids(List<Long> pids) {
         return new ExecutionRecord(schema, id, host, runtimeDir, command, pid, pgid, port, model, tp, dp, ep,
-                devices, log, msprofOutput, startedBy, started, stopped, state, pids);
+                devices, log, msprofOutput, startedBy, started, stopped, state, pids, secretSalt, secretHashes);
     }
 }

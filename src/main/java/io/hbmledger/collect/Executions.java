@@ -86,12 +86,15 @@ public final class Executions {
         Map<String, String> env = new LinkedHashMap<>(spec.env());
         env.put("ASCEND_RT_VISIBLE_DEVICES", joinDevices(spec.devices()));
         Redactor redactor = Redactor.forArguments(argv);
+        byte[] saltBytes = new byte[16];
+        new java.security.SecureRandom().nextBytes(saltBytes);
+        String salt = java.util.HexFormat.of().formatHex(saltBytes);
         String workDir = spec.workDir() != null ? spec.workDir() : runtimeDir;
         long pgid = host.startGroup(argv, env, workDir, runtimeDir + "/" + LOG);
         ExecutionRecord rec = new ExecutionRecord(ExecutionRecord.SCHEMA, id, host.name(), runtimeDir,
                 redactor.arguments(argv), pgid, pgid, spec.port(), spec.model() == null ? null : redactor.text(spec.model()),
                 spec.tp(), spec.dp(), spec.ep(), spec.devices(), LOG, msprofOut, startedBy,
-                RunJournal.now(), null, "starting", null);
+                RunJournal.now(), null, "starting", null, salt, redactor.hashes(salt));
         store.save(rec);
         return rec;
     }
@@ -199,7 +202,7 @@ public final class Executions {
     public String tail(ExecutionRecord rec, int n) throws IOException {
         CommandResult r = host.run(List.of("tail", "-n", Integer.toString(n), rec.runtimeDir() + "/" + rec.log()),
                 Map.of(), Duration.ofSeconds(10));
-        return Redactor.forArguments(rec.command()).text(r.stdoutText());
+        return rec.redactor().text(r.stdoutText());
     }
 
     static String joinDevices(List<Integer> devices) {

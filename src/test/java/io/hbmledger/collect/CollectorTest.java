@@ -234,8 +234,8 @@ class CollectorTest {
     void attachLeavesTheExecutionRunningAndResumeAddsMsprofOnlyForTheSameId() throws Exception {
         Host host = fake.host();
         Executions ex = fake.executions(host);
-        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", model().toString(), "--port", Integer.toString(port)),
-                null, List.of(0, 1), Map.of(), 50, tmp.toString());
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", model().toString(), "--api-key", SECRET,
+                "--port", Integer.toString(port)), null, List.of(0, 1), Map.of(), 50, tmp.toString());
         ExecutionRecord rec = ex.awaitReady(ex.start(es, "exec-attach-test", "exec start"),
                 new ServerClient(host.reach(port), null), Duration.ofSeconds(20));
         Path run = tmp.resolve("run");
@@ -284,5 +284,9 @@ class CollectorTest {
         }
         assertThat(samplesAfter).containsExactlyElementsOf(samplesBefore);
         assertThat(m2.moments()).containsKeys("ready", "load_start", "after", "stop", "export");
+        // the literal key was never stored, yet the copied log holds none of it
+        assertThat(Files.readString(run.resolve("execution/server.log"))).contains("fake-vllm args=");
+        assertNoSecretIn(run);
+        assertNoSecretIn(fake.state.resolve("exec-attach-test").resolve(ExecutionRecord.FILE));
     }
 }

@@ -1,0 +1,93 @@
+package io.hbmledger.collect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExecutionsTest {
+
+    @TempDir
+    Path tmp;
+    FakeAscend fake;
+    int port;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        fake = new FakeAscend(tmp);
+        port = FakeAscend.freePort();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        fake.close();
+    }
+
+    ExecutionRecord startReady(Executions ex, String id) throws Exception {
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null,
+                List.of(0), Map.of(), null, tmp.toString());
+        return ex.awaitReady(ex.start(es, id, "test"), new ServerClient(ex.host().reach(port), null), Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aServerIgnoringSigintGetsSigtermAndTheWholeGroupGoes() throws Exception {
+        fake.env.put("FAKE_IGNORE_INT", "1");
+        Executions ex = fake.executions(fake.host());
+        ExecutionRecord rec = startReady(ex, "exec-int-ignored");
+        Set<Long> members = fake.host().groupMembers(rec.pgid());
+        // the fake server, plus its "worker" child (sleep 1000)
+        assertThat(members).hasSizeGreaterThanOrEqualTo(2).contains(rec.pgid());
+        assertThat(rec.serverPids()).containsExactlyElementsOf(members);
+
+        Executions.StopReport r = ex.stop(rec, new Executions.StopTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(5),
+                Duration.ofSeconds(2), Duration.ofSeconds(3)), new NpuSmi(fake.host(), Duration.ofSeconds(5)));
+
+        assertThat(r.signal()).isEqualTo("TERM");
+        assertThat(r.stopped()).isTrue();
+        assertThat(r.devicesReleased()).isTrue();
+        assertThat(fake.host().groupMembers(rec.pgid())).isEmpty();
+        for (long pid : members) {
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid " + pid).isFalse();
+        }
+        assertThat(ex.tail(rec, 5)).contains("ignoring SIGINT", "stopping on signal 15");
+        assertThat(fake.store().get(rec.id()).state()).isEqualTo("stopped");
+    }
+
+    @Test
+    void readinessTimesOutWithTheLogWhenTheServerNeverAnswers() throws Exception {
+        fake.env.put("FAKE_START_DELAY", "30");
+        Executions ex = fake.executions(fake.host());
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null,
+                List.of(0), Map.of(), null, tmp.toString());
+        ExecutionRecord rec = ex.start(es, "exec-slow", "test");
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> ex.awaitReady(rec, new ServerClient(fake.host().reach(port), null), Duration.ofSeconds(2)))
+                .hasMessageContaining("not ready after 2 s").hasMessageContaining("fake-vllm args=");
+        // wall-clock bound: 2 s plus one probe round
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+        assertThat(ex.alive(rec)).isTrue();
+    }
+
+    @Test
+    void portAndParallelismAreReadFromTheCommand() {
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--tensor-parallel-size", "4", "-dp", "2",
+                "--enable-expert-parallel", "--port=9001"), null, null, Map.of(), null, null);
+        assertThat(es.port()).isEqualTo(9001);
+        assertThat(es.model()).isEqualTo("/m");
+        assertThat(es.tp()).isEqualTo(4);
+        assertThat(es.dp()).isEqualTo(2);
+        assertThat(es.ep()).isTrue();
+        // default devices: 0 .. tp*dp-1 = 0..7
+        assertThat(es.devices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--port", "80"), 81, null, Map.of(), null, null))
+                .hasMessageContaining("--port 81 given to hbm-ledger but the command says --port 80");
+    }
+}
