@@ -235,14 +235,17 @@ public final class Collector {
      */
     public void interrupt(String why) {
         ExecutionRecord mine;
+        String reached;
         synchronized (this) {
             interrupted = true;
             mine = ours;
+            reached = phase;
         }
         try {
             if (journal != null) {
+                journal.phase(reached);
                 journal.status("failed");
-                journal.reason("interrupted (" + why + ") during phase " + phase);
+                journal.reason("interrupted (" + why + ") during phase " + reached);
                 journal.save();
             }
             if (mine != null && executions.alive(mine)) {
@@ -262,6 +265,11 @@ public final class Collector {
             out.println("hbm-ledger: while stopping after an interrupt: " + e.getMessage());
         } finally {
             cleanup();
+            try {
+                host.close();   // ends npu-smi / msprof commands still running
+            } catch (IOException | RuntimeException e) {
+                out.println("hbm-ledger: while closing " + host.name() + ": " + e.getMessage());
+            }
         }
     }
 
@@ -588,8 +596,13 @@ public final class Collector {
     }
 
     private void phase(String p) throws IOException {
-        phase = p;
-        journal.phase(p);
+        synchronized (this) {
+            if (interrupted) {
+                throw new CollectException("interrupted during phase " + phase);
+            }
+            phase = p;
+            journal.phase(p);
+        }
         journal.save();
     }
 

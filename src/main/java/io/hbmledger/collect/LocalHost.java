@@ -38,6 +38,8 @@ public final class LocalHost implements Host {
             "exit 0");
 
     private final Map<String, String> env;
+    // commands of run() in flight, killed by close(): an interrupted collector leaves no npu-smi or msprof behind
+    private final Set<Process> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** This machine with the collector's own environment. */
     public LocalHost() {
@@ -99,6 +101,7 @@ public final class LocalHost implements Host {
             pb.redirectOutput(out.toFile());
             pb.redirectError(err.toFile());
             Process p = pb.start();
+            running.add(p);
             boolean done;
             try {
                 done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -106,6 +109,8 @@ public final class LocalHost implements Host {
                 killTree(p);
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while running " + argv.get(0), e);
+            } finally {
+                running.remove(p);
             }
             if (!done) {
                 killTree(p);
@@ -249,7 +254,12 @@ public final class LocalHost implements Host {
         pb.start();
     }
 
+    /** Kills the commands still running (not the serving executions, which live in their own groups). */
     @Override
     public void close() {
+        for (Process p : running) {
+            killTree(p);
+        }
+        running.clear();
     }
 }

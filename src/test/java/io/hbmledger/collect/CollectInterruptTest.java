@@ -1,0 +1,176 @@
+package io.hbmledger.collect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Kills a real {@code hbm-ledger collect} process (its own JVM) at each phase, with SIGINT (Ctrl-C)
+ * or SIGKILL, and checks that nothing it started survives and that run.json names the phase.
+ */
+class CollectInterruptTest {
+
+    @TempDir
+    Path tmp;
+    FakeAscend fake;
+    Process collector;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        fake = new FakeAscend(tmp);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (collector != null && collector.isAlive()) {
+            collector.destroyForcibly();
+        }
+        fake.close();
+        for (long pid : leftovers()) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /** Settings that make {@code phase} last long enough to be caught. */
+    List<String> slowAt(String phase) {
+        Map<String, String> o = new LinkedHashMap<>();
+        o.put("--baseline-samples", "1");
+        o.put("--ready-samples", "1");
+        o.put("--after-samples", "1");
+        o.put("--sample-interval", "0.2");
+        o.put("--load-interval", "0.2");
+        o.put("--requests", "2");
+        o.put("--concurrency", "2");
+        o.put("--input-tokens", "8");
+        o.put("--output-tokens", "4");
+        o.put("--stop-timeout", "3");
+        o.put("--export-timeout", "60");
+        switch (phase) {
+            case "preflight" -> fake.env.put("FAKE_NPU_SMI_SLEEP", "20");
+            case "baseline" -> o.put("--baseline-samples", "200");
+            case "ready" -> fake.env.put("FAKE_START_DELAY", "60");
+            case "load" -> {
+                fake.env.put("FAKE_TOKEN_DELAY", "1");
+                o.put("--output-tokens", "60");
+            }
+            case "after" -> o.put("--after-samples", "200");
+            case "stop" -> {
+                fake.env.put("FAKE_IGNORE_INT", "1");
+                o.put("--stop-timeout", "60");
+            }
+            case "export" -> fake.env.put("FAKE_MSPROF_EXPORT_HANG", "1");
+            default -> throw new IllegalArgumentException(phase);
+        }
+        List<String> a = new ArrayList<>();
+        o.forEach((k, v) -> {
+            a.add(k);
+            a.add(v);
+        });
+        return a;
+    }
+
+    @ParameterizedTest(name = "{1} during {0}")
+    @CsvSource({"preflight,INT", "baseline,INT", "ready,INT", "load,INT", "after,INT", "stop,INT", "export,INT",
+        "ready,KILL", "load,KILL"})
+    void anInterruptedCollectionLeavesNoProcessAndNamesThePhase(String phase, String signal) throws Exception {
+        int port = FakeAscend.freePort();
+        Path run = tmp.resolve("run");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hbmledger.cli.Main", "collect",
+                "--state-dir", fake.state.toString(), "--out", run.toString(), "--devices", "0", "--port", Integer.toString(port)));
+        cmd.addAll(slowAt(phase));
+        cmd.addAll(List.of("--", "vllm", "serve", tmp.resolve("model dir").toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(fake.env);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(tmp.resolve("collect.out").toFile());
+        collector = pb.start();
+
+        waitForPhase(run, phase);
+        Thread.sleep(300);
+        new ProcessBuilder("kill", "-" + signal, Long.toString(collector.pid())).start().waitFor();
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).as("collector exited").isTrue();
+        String out = Files.readString(tmp.resolve("collect.out"));
+
+        assertThat(collector.exitValue()).as(out).isNotZero();
+        JsonNode m = new ObjectMapper().readTree(run.resolve("run.json").toFile());
+        assertThat(m.path("phase").asText()).as(out).isEqualTo(phase);
+        if (signal.equals("INT")) {
+            assertThat(m.path("status").asText()).isEqualTo("failed");
+            assertThat(m.path("incomplete_reasons").toString()).contains("interrupted (SIGINT or SIGTERM) during phase " + phase);
+        }
+        // SIGKILL gives the JVM no chance: the guard started beside the server stops it (INT, TERM, KILL)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        while ((!fake.nothingAlive() || !leftovers().isEmpty()) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(fake.nothingAlive()).as("execution process groups gone").isTrue();
+        assertThat(leftovers()).as("no process mentions the test directory").isEmpty();
+        CommandResult smi = fake.host().run(List.of("npu-smi", "info"), Map.of("FAKE_NPU_SMI_SLEEP", "0"), java.time.Duration.ofSeconds(20));
+        assertThat(NpuSmiTable.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
+    }
+
+    void waitForPhase(Path run, String phase) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String seen = null;
+        while (System.nanoTime() < deadline) {
+            Path f = run.resolve("run.json");
+            if (Files.exists(f)) {
+                try {
+                    seen = new ObjectMapper().readTree(f.toFile()).path("phase").asText();
+                } catch (IOException partial) {
+                    seen = null;   // cannot happen with atomic writes; retried anyway
+                }
+                if (phase.equals(seen)) {
+                    return;
+                }
+            }
+            if (!collector.isAlive()) {
+                throw new AssertionError("collector exited before phase " + phase + " (last phase " + seen + "): "
+                        + Files.readString(tmp.resolve("collect.out")));
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("phase " + phase + " not reached in 60 s (last phase " + seen + ")");
+    }
+
+    /** Processes (other than this JVM) whose command line mentions the test directory. */
+    List<Long> leftovers() throws IOException {
+        List<Long> out = new ArrayList<>();
+        String needle = tmp.toString();
+        long self = ProcessHandle.current().pid();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path d : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String cmdline = new String(Files.readAllBytes(d.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ');
+                    long pid = Long.parseLong(d.getFileName().toString());
+                    String stat = Files.readString(d.resolve("stat"));
+                    boolean zombie = stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+                    if (pid != self && !zombie && cmdline.contains(needle)) {
+                        out.add(pid);
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // ended while we looked
+                }
+            }
+        }
+        return out;
+    }
+
+}
