@@ -457,6 +457,11 @@ public final class Collector {
         } catch (java.nio.charset.MalformedInputException ignored) {
             // binary file with a text-like name: left as produced
         }
+        if (!Files.exists(tmp.resolve(ExecutionRecord.FILE))) {
+            // a remote runtime directory has no record: it is kept in the local state directory
+            AtomicFiles.write(tmp.resolve(ExecutionRecord.FILE),
+                    Json.MAPPER.writeValueAsBytes(executions.store().get(execution.id())));
+        }
         deleteTree(target);
         Files.move(tmp, target);
         String taken = RunJournal.now();
