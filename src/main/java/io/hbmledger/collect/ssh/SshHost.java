@@ -195,10 +195,11 @@ public final class SshHost implements Host {
 
     @Override
     public long startGroup(List<String> argv, Map<String, String> extraEnv, String workDir, String logFile) throws IOException {
-        // setsid does not fork when its caller is not a group leader; a background job of a
-        // non-interactive sh never is, so $! is the new group's id.
-        String cmd = "cd " + ShellQuote.quote(workDir) + " && { setsid " + remote(argv, extraEnv) + " >>"
-                + ShellQuote.quote(logFile) + " 2>&1 </dev/null & } && echo $!";
+        // A background job of a shell without job control starts with SIGINT ignored, and a server
+        // that ignores SIGINT cannot be stopped gently. With job control (set -m) bash puts the job
+        // in its own process group, signals left as they were, and $! is that group's id.
+        String inner = "set -m; " + remote(argv, extraEnv) + " >>" + ShellQuote.quote(logFile) + " 2>&1 </dev/null & echo $!";
+        String cmd = "cd " + ShellQuote.quote(workDir) + " && bash -c " + ShellQuote.quote(inner);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Integer code = exec(cmd, null, out, err, Duration.ofSeconds(60));

@@ -86,6 +86,8 @@ class SshCollectTest {
         assertThat(rc).as(m.incompleteReasons().toString()).isZero();
         assertThat(m.status()).isEqualTo("complete");
         assertThat(m.deployment().extra().get("host")).isEqualTo(sshd.target());
+        // started with job control on the remote side, so SIGINT was not ignored and stopped it
+        assertThat(m.deployment().extra().get("stop").toString()).contains("stopped after SIGINT");
         assertThat(m.evidence().stream().map(RunManifest.EvidenceEntry::file))
                 .contains("npu-smi/baseline-001.txt", "npu-smi/ready-001.txt", "npu-smi/after-001.txt", "execution/server.log",
                         "execution/msprof/PROF_000001_fake/device_1/summary/npu_mem_device_1.csv", "model/config.json");
