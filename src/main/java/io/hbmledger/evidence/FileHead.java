@@ -25,7 +25,7 @@ public record FileHead(String fileName, byte[] head, long size) {
             if (b == 0) {
                 return true;
             }
-            if (b < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != 0x1b) {
+            if ((b & 0xff) < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != 0x1b) {
                 control++;
             }
         }

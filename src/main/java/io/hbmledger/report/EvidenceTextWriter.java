@@ -56,7 +56,9 @@ public final class EvidenceTextWriter {
 
     private static void add(StringBuilder b, String key, Object v) {
         if (v != null) {
-            b.append(' ').append(key).append('=').append(v);
+            String s = v.toString();
+            // a worker label such as "VllmWorkerProcess pid=521" would read as two fields unquoted
+            b.append(' ').append(key).append('=').append(s.contains(" ") ? "\"" + s + "\"" : s);
         }
     }
 

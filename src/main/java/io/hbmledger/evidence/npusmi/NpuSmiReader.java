@@ -1,24 +1,74 @@
 package io.hbmledger.evidence.npusmi;
 
+import io.hbmledger.evidence.smitable.SmiParse;
+import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.Observation;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 
-/** Reader for npu-smi tables and 'npu-smi info -t usages' output. Not written yet: recognises nothing. */
+/**
+ * Reader for {@code npu-smi info} tables ({@value NpuSmiInfoParser#FORMAT}) and
+ * {@code npu-smi info -t usages} key / value output ({@value NpuSmiUsagesParser#FORMAT}).
+ * Recognises them by content: a table header row ({@code | NPU Name | Health ...} or
+ * {@code | NPU Chip | Process id ...}) or an {@code NPU ID : n} line with memory keys. A vLLM
+ * log that only mentions npu-smi, or quotes a table inside many more log lines, is left to the
+ * log reader. Parsing is done by the pure parsers; this class only reads the file.
+ */
 public final class NpuSmiReader implements EvidenceReader {
 
     @Override
     public Optional<String> detect(FileHead head) {
+        List<String> lines = cleaned(head.head());
+        if (SmiLines.isMostlyTable(lines, NpuSmiInfoParser::isHeader)) {
+            return Optional.of(NpuSmiInfoParser.FORMAT);
+        }
+        boolean header = lines.stream().anyMatch(NpuSmiInfoParser::isHeader);
+        if (!header && !SmiLines.hasLogLine(lines) && NpuSmiUsagesParser.looksLikeUsages(lines)) {
+            return Optional.of(NpuSmiUsagesParser.FORMAT);
+        }
         return Optional.empty();
     }
 
     @Override
-    public EvidenceFile read(Path file, String displayPath, FileHead head)
-            throws IOException, EvidenceException {
-        throw new EvidenceException(displayPath, 0, "reader not written yet");
+    public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
+        String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
+                "expected npu-smi output, found other content"));
+        List<String> lines = SmiLines.lines(SmiLines.decode(Files.readAllBytes(file)));
+        SmiParse parsed = parse(format, lines);
+        return new EvidenceFile(displayPath, format, parsed.observations(), parsed.warnings());
+    }
+
+    /**
+     * Parses text of a detected format. An {@code npu-smi info} file that also holds
+     * {@code -t usages} blocks (several commands pasted together) gives both kinds of values.
+     */
+    public static SmiParse parse(String format, List<String> lines) {
+        if (NpuSmiUsagesParser.FORMAT.equals(format)) {
+            return NpuSmiUsagesParser.parse(lines);
+        }
+        SmiParse table = NpuSmiInfoParser.parse(lines);
+        if (!NpuSmiUsagesParser.looksLikeUsages(lines.stream().map(SmiLines::clean).toList())) {
+            return table;
+        }
+        SmiParse usages = NpuSmiUsagesParser.parse(lines);
+        List<Observation> all = new ArrayList<>(table.observations());
+        all.addAll(usages.observations());
+        all.sort(Comparator.comparingInt(Observation::line));
+        List<String> warnings = new ArrayList<>(table.warnings());
+        warnings.addAll(usages.warnings());
+        return new SmiParse(all, warnings);
+    }
+
+    private static List<String> cleaned(byte[] head) {
+        return SmiLines.lines(SmiLines.decode(head)).stream().map(SmiLines::clean).toList();
     }
 }

@@ -4,21 +4,45 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
-/** Reader for nvidia-smi tables and --query-gpu CSV. Not written yet: recognises nothing. */
+/**
+ * Reader for plain {@code nvidia-smi} tables ({@value NvidiaSmiTableParser#FORMAT}) and
+ * {@code nvidia-smi --query-gpu / --query-compute-apps --format=csv} output
+ * ({@value NvidiaSmiCsvParser#FORMAT}). Recognised by content: the {@code NVIDIA-SMI} title or
+ * a GPU / MIG header row, or a CSV header made of nvidia-smi field names with a memory field.
+ * A vLLM log quoting a table among more log lines is left to the log reader, and msprof CSV
+ * exports (whose headers are not nvidia-smi field names) are not claimed.
+ */
 public final class NvidiaSmiReader implements EvidenceReader {
 
     @Override
     public Optional<String> detect(FileHead head) {
+        String text = SmiLines.decode(head.head());
+        List<String> lines = SmiLines.lines(text).stream().map(SmiLines::clean).toList();
+        if (SmiLines.isMostlyTable(lines, NvidiaSmiTableParser::isHeader)) {
+            return Optional.of(NvidiaSmiTableParser.FORMAT);
+        }
+        if (NvidiaSmiCsvParser.looksLikeCsv(text)) {
+            return Optional.of(NvidiaSmiCsvParser.FORMAT);
+        }
         return Optional.empty();
     }
 
     @Override
-    public EvidenceFile read(Path file, String displayPath, FileHead head)
-            throws IOException, EvidenceException {
-        throw new EvidenceException(displayPath, 0, "reader not written yet");
+    public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
+        String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
+                "expected nvidia-smi output, found other content"));
+        String text = SmiLines.decode(Files.readAllBytes(file));
+        SmiParse parsed = NvidiaSmiCsvParser.FORMAT.equals(format)
+                ? NvidiaSmiCsvParser.parse(text)
+                : NvidiaSmiTableParser.parse(text);
+        return new EvidenceFile(displayPath, format, parsed.observations(), parsed.warnings());
     }
 }

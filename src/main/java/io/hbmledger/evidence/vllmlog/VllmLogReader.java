@@ -4,21 +4,78 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
-/** Reader for vLLM and vllm-ascend server logs. Not written yet: recognises nothing. */
+/**
+ * Reader for vLLM and vllm-ascend server logs (format {@code vllm-log}), V0 and V1, from
+ * early 2024 (v0.3) to now, as saved by the server or pasted into an issue.
+ *
+ * <p>Recognised by content: a vLLM logger record ({@code INFO 04-12 08:21:19 [worker.py:267]}
+ * or the older {@code INFO 02-29 19:21:45 model_runner.py:90]}) or one of vLLM's memory
+ * phrases, anywhere in the first 64 KiB, so that an excerpt starting mid-way is still
+ * recognised. Memory amounts are converted to bytes (see {@link Amounts} for the unit rules),
+ * counts, ratios and seconds are values. Parsing is done by {@link VllmLogParser}; this class
+ * only streams the file (UTF-8, malformed bytes replaced), so memory does not grow with it.
+ */
 public final class VllmLogReader implements EvidenceReader {
+
+    public static final String FORMAT = "vllm-log";
+
+    /** Memory phrases that only vLLM / PyTorch print, for excerpts without a logger header. */
+    private static final Pattern PHRASES = Pattern.compile(
+            "Loading model weights took|Model loading took|model weights take|GPU KV cache size:"
+                    + "|Maximum concurrency for|the rest of the memory reserved for KV Cache"
+                    + "|Available KV cache memory:|Memory profiling (?:takes|results:)"
+                    + "|#\\s*(?:GPU|CUDA|NPU) blocks:|out of memory\\. Tried to allocate",
+            Pattern.CASE_INSENSITIVE);
 
     @Override
     public Optional<String> detect(FileHead head) {
+        // Not FileHead.looksBinary(): it counts UTF-8 lead bytes (tqdm's block characters)
+        // as control bytes, since Java bytes are signed. A NUL byte is what rules text out.
+        for (byte b : head.head()) {
+            if (b == 0) {
+                return Optional.empty();
+            }
+        }
+        String text = LogSegment.stripColour(head.text());
+        if (LogSegment.HEADER.matcher(text).find() || PHRASES.matcher(text).find()) {
+            return Optional.of(FORMAT);
+        }
         return Optional.empty();
     }
 
+    /**
+     * Reads the whole log.
+     *
+     * @throws IOException when the file cannot be read
+     */
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException {
-        throw new EvidenceException(displayPath, 0, "reader not written yet");
+        VllmLogParser.Result r;
+        // decoder replaces malformed bytes (a log cut mid-character, GBK text) with U+FFFD
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+                StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPLACE)
+                        .onUnmappableCharacter(CodingErrorAction.REPLACE)), 1 << 16)) {
+            r = VllmLogParser.parse(in);
+        }
+        List<String> warnings = new ArrayList<>(r.warnings());
+        if (r.observations().isEmpty()) {
+            warnings.add("line 1: a vLLM log, but it holds no memory figure this reader knows"
+                    + " (weights, KV cache, blocks, profiling summary, OOM); nothing to report");
+        }
+        return new EvidenceFile(displayPath, FORMAT, r.observations(), warnings);
     }
 }

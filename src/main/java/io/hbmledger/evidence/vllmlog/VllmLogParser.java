@@ -1,0 +1,395 @@
+package io.hbmledger.evidence.vllmlog;
+
+import static io.hbmledger.evidence.vllmlog.PhraseRule.AMOUNT;
+import static io.hbmledger.evidence.vllmlog.PhraseRule.AMOUNT_STRICT;
+import static io.hbmledger.evidence.vllmlog.PhraseRule.NUMBER;
+import static io.hbmledger.evidence.vllmlog.PhraseRule.NUMBER_STRICT;
+import static io.hbmledger.evidence.vllmlog.PhraseRule.any;
+import static io.hbmledger.evidence.vllmlog.PhraseRule.first;
+import static io.hbmledger.evidence.vllmlog.PhraseRule.scoped;
+
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.TextLines;
+import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
+import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the memory figures of a vLLM or vllm-ascend log (V0 and V1, early 2024 onwards):
+ * pure, text in, observations and warnings out.
+ *
+ * <p>Each LF-terminated line (numbered as {@link TextLines} does) is split at carriage returns,
+ * cleaned of colour codes, and its worker prefix becomes the observation's {@code process}.
+ * Every phrase in {@link #RULES} is then looked for in the message. A phrase whose number
+ * cannot be read gives a warning naming the line, and no observation: absent, never 0.
+ *
+ * <p>Source format: the logger output of vLLM v0.3 (early 2024, "Loading model weights took
+ * 244.61 MB") through the V0 worker summaries (v0.6.5-v0.8) and the V1 engine (v0.8 onwards,
+ * "Model loading took X GiB", "Free memory on device (a/b GiB)"), and of vllm-ascend's V0 and
+ * V1 workers. Memory amounts become bytes: GiB and vLLM's "GB" x 2^30, MiB and early "MB"
+ * x 2^20, KiB x 2^10; vllm-ascend's unit-less "Available memory: N, total memory: M" and
+ * {@code --kv-cache-memory=N} are bytes (see {@link Amounts}). Counts, ratios and seconds are
+ * values. Nothing is thrown for bad content; the stream variant throws only I/O errors.
+ */
+public final class VllmLogParser {
+
+    /** What was read: observations in file order, and warnings like {@code "line 7: ..."}. */
+    public record Result(List<Observation> observations, List<String> warnings) {
+        public Result {
+            observations = List.copyOf(observations);
+            warnings = List.copyOf(warnings);
+        }
+    }
+
+    private static final String IF = "(?i)";
+
+    /**
+     * The phrasings, each with the source that prints it (vllm-project/vllm unless noted).
+     */
+    static final List<PhraseRule> RULES = List.of(
+            // worker/model_runner.py load_model (V0): logger.info("Loading model weights took
+            // %.4f GB", m.consumed_memory / float(2**30)); vllm_ascend model_runner.py and
+            // model_runner_v1.py load_model print the same line. Early-2024 builds wrote MB.
+            any("loading model weights took", "weights", "Loading model weights took\\s+" + AMOUNT, Kind.AMOUNT),
+            // v1/worker/gpu_model_runner.py load_model: "Model loading took %.4f GiB and %.6f
+            // seconds" (m.consumed_memory / GiB_bytes); later "... GiB memory and ... seconds".
+            any("model loading took", "weights", "Model loading took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("model loading took", "weights_load_seconds", "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*(?:seconds|secs?|s)\\b", Kind.VALUE),
+            // model_executor/model_loader/default_loader.py: "Loading weights took %.2f seconds".
+            any("loading weights took", "weights_load_seconds", "Loading weights took\\s+" + NUMBER, Kind.VALUE),
+            // worker/worker.py determine_num_available_blocks (v0.6.5-v0.8): "model weights
+            // take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch activation peak memory
+            // takes %.2fGiB; the rest of the memory reserved for KV Cache is %.2fGiB." with
+            // x / GiB_bytes; the short-lived table (PR 10511) writes the same names, no "takes".
+            any("model weights take", "weights", IF + "model weights take\\s+" + AMOUNT, Kind.AMOUNT),
+            any("weights_memory", "weights", "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("non_torch_memory", "non_torch", "\\bnon_torch_memory(?:\\s+takes)?(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("activation peak memory", "activation_peak", IF + "PyTorch activation peak memory(?:\\s+takes)?\\s+" + AMOUNT, Kind.AMOUNT),
+            any("reserved for kv cache", "kv_cache_available", IF + "the rest of the memory reserved for KV Cache is\\s+" + AMOUNT, Kind.AMOUNT),
+            // vllm-ascend worker_v1.py debug line writes "available_kv_cache_memory=%s" in bytes.
+            any("available_kv_cache_memory", "kv_cache_available", "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            // One-line form of PR 10511 (v0.6.5): "Memory profiling results: duration=%.2f
+            // seconds, total_gpu_memory=%.2fGiB, ..., non_torch_memory=%.2fGiB,
+            // kv_cache_size=%.2fGiB, gpu_memory_utilization=%.2f." peak_torch_memory there
+            // includes the weights, so it is not an activation peak and is not read.
+            any("kv_cache_size", "kv_cache_available", "\\bkv_cache_size\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
+            scoped("duration", "profiling_seconds", "\\bduration\\s*=\\s*" + NUMBER_STRICT, Kind.VALUE, Scope.PROFILING_PAIRS),
+            scoped("duration", "profiling_seconds", "^duration\\s+" + NUMBER, Kind.VALUE, Scope.PROFILING_TABLE),
+            // v1/worker/gpu_worker.py determine_available_memory: "Available KV cache memory:
+            // %.2f GiB" (available_kv_cache_memory / GiB_bytes); may be negative.
+            any("available kv cache memory:", "kv_cache_available", IF + "Available KV cache memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("memory profiling takes", "profiling_seconds", IF + "Memory profiling takes\\s+" + NUMBER, Kind.VALUE),
+            // "the current vLLM instance can use total_gpu_memory (%.2fGiB) x
+            // gpu_memory_utilization (%.2f) = %.2fGiB" (worker/worker.py), and the table rows.
+            any("total_gpu_memory", "total_memory", "\\btotal_gpu_memory(?:\\s*[=(]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("gpu_memory_utilization", "memory_utilization", "\\bgpu_memory_utilization(?:\\s*[=(:]\\s*|'\\s*:\\s*|\\s+)" + NUMBER_STRICT + "(?![\\d.]*[A-Za-z])", Kind.VALUE),
+            any("utilization", "memory_utilization", "--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
+            any("gpu_memory_utilization", "instance_budget", "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
+            any("instance can use", "instance_budget", IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
+            // v1/worker/gpu_worker.py (v0.8+) logs MemoryProfilingResult.__repr__ (vllm/utils
+            // mem_utils): "Memory profiling takes %.2f seconds. Total non KV cache memory: XGiB;
+            // torch peak memory increase: XGiB; non-torch forward increase memory: XGiB; weights
+            // memory: XGiB." (format_gib = bytes / GiB_bytes); vllm-ascend's copy starts with
+            // "Total npu memory: X GiB;". "Total non KV cache memory" has no contract quantity.
+            any("torch peak memory increase:", "activation_peak", IF + "torch peak memory increase:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("non-torch forward increase memory:", "non_torch", IF + "non-torch forward increase memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("weights memory:", "weights", IF + "\\bweights memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("total npu memory:", "total_memory", IF + "Total npu memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            // same worker, debug: "Initial free memory: %.2f GiB; Requested memory: %.2f (util),
+            // %.2f GiB" (init_snapshot.free_memory, gpu_memory_utilization, requested_memory).
+            any("initial free memory:", "free_memory_at_start", IF + "Initial free memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("requested memory:", "memory_utilization", IF + "Requested memory:\\s*" + NUMBER_STRICT + "\\s*\\(util\\)", Kind.VALUE),
+            any("requested memory:", "instance_budget", IF + "Requested memory:\\s*[^,;]*\\(util\\),\\s*" + AMOUNT, Kind.AMOUNT),
+            // v1/worker/gpu_worker.py (v0.11+): "Free memory on device (%.2f/%.2f GiB) on startup.
+            // Desired GPU memory utilization is (%s, %.2f GiB). Actual usage is %.2f GiB for
+            // weight, %.2f GiB for peak activation, %.2f GiB for non-torch memory, and %.2f GiB
+            // for CUDAGraph memory. Replace gpu_memory_utilization config with
+            // `--kv-cache-memory=%d` to fit into requested memory, or `--kv-cache-memory=%d` to
+            // fully utilize gpu memory." The free/total pair is read by FREE_ON_DEVICE below.
+            any("memory utilization", "memory_utilization", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("memory utilization", "instance_budget", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
+            any(" for weight", "weights", AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
+            any("for peak activation", "activation_peak", AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
+            any("for non-torch memory", "non_torch", AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
+            any("for cudagraph memory", "graph_memory", AMOUNT_STRICT + "\\s+for CUDAGraph memory", Kind.AMOUNT),
+            // Only the first suggestion: it fits the requested utilization; the second one
+            // ("to fully utilize gpu memory") is a different quantity.
+            first("--kv-cache-memory=", "kv_cache_suggested", "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
+            // v1/worker/gpu_model_runner.py capture_model: "Graph capturing finished in %.0f
+            // secs, took %.2f GiB" (cuda_graph_size / GiB_bytes); vllm-ascend prints the same.
+            any("graph capturing finished", "graph_memory", IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
+            // "CUDA graph pool memory: %.2f GiB (actual), %.2f GiB (estimated)": the first is read.
+            any("graph", "graph_memory", IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
+            // vllm_ascend/worker/worker_v1.py determine_available_memory: logger.info(
+            // f"Available memory: {usable_memory_size}, total memory: {total_npu_memory}"),
+            // both plain byte counts from NPUPlatform.mem_get_info().
+            any("available memory:", "available_memory", "\\bAvailable memory:\\s*" + NUMBER, Kind.RAW_BYTES),
+            any("total memory:", "total_memory", "\\bAvailable memory:[^,]*,\\s*total memory:\\s*" + NUMBER, Kind.RAW_BYTES),
+            // v1/core/kv_cache_utils.py: "GPU KV cache size: {num_tokens:,} tokens" and
+            // "Maximum concurrency for {max_model_len:,} tokens per request: {x:.2f}x".
+            any("gpu kv cache size:", "kv_cache_tokens", IF + "GPU KV cache size:\\s*" + NUMBER + "\\s*tokens", Kind.VALUE),
+            any("maximum concurrency for", "max_concurrency", IF + "Maximum concurrency for\\s+(?<t>[\\d,]+)\\s+tokens per request:\\s*" + NUMBER, Kind.VALUE),
+            // executor/executor_base.py initialize_cache: "# %s blocks: %d, # CPU blocks: %d"
+            // with the device name (GPU, CUDA, npu, ...); llm_engine.py before it.
+            any(" blocks:", "gpu_blocks", IF + "#\\s*(?:GPU|CUDA|NPU|XPU|HPU|TPU|ROCm|device) blocks:\\s*" + NUMBER, Kind.VALUE),
+            any("cpu blocks:", "cpu_blocks", IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
+            // not "Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d": the first number
+            // is the profiled count that was replaced; the "# GPU blocks" line shows the one used.
+            any("num_gpu_blocks", "gpu_blocks", "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_cpu_blocks", "cpu_blocks", "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            // vllm-ascend Mooncake connector (mooncake_engine.py register_kv_caches):
+            // "num_blocks: %d, block_shape: ..." the device KV blocks it registers.
+            any("num_blocks:", "gpu_blocks", "\\bnum_blocks:\\s*" + NUMBER_STRICT, Kind.VALUE),
+            // PyTorch caching allocator OOM (c10/cuda/CUDACachingAllocator.cpp, torch_npu's
+            // NPUCachingAllocator copies it): "Tried to allocate X (GPU n; X total capacity;
+            // X already allocated; X free; X reserved in total by PyTorch)"; since torch 2.1:
+            // "Tried to allocate X. GPU n has a total capacity of X of which X is free. ...
+            // Of the allocated memory X is allocated by PyTorch, and X is reserved by PyTorch
+            // but unallocated." Sizes come from format_size: GiB/MiB/KiB/bytes.
+            scoped("tried to allocate", "oom_tried", "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity", "oom_total_capacity", AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity of", "oom_total_capacity", "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
+            scoped("already allocated", "oom_allocated", AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
+            scoped("allocated by pytorch", "oom_allocated", "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
+            scoped(" free", "oom_free", AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
+            scoped("is free", "oom_free", "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
+            scoped("reserved in total by pytorch", "oom_reserved", AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
+
+    /** "Free memory on device (a/b GiB)": a is free at startup, b is the device total. */
+    private static final Pattern FREE_ON_DEVICE = Pattern.compile(
+            "(?i)Free memory on device(?:\\s+[^\\s(]+)?\\s*\\(\\s*(?<a>[\\d.,]+)\\s*/\\s*(?<b>[\\d.,]+)\\s*(?<u>GiB|GB|MiB|MB)\\s*\\)");
+
+    private static final Pattern TABLE_HEADER = Pattern.compile("(?i)Memory profiling results:\\s*$");
+    private static final Pattern PAIRS_HEADER = Pattern.compile("(?i)Memory profiling results:\\s*\\S");
+    /** Row names of the PR 10511 table; any other message ends the table. */
+    private static final Pattern TABLE_ROW = Pattern.compile(
+            "(?i)^(?:duration|total_gpu_memory|gpu_memory_utilization|the current vLLM instance can use"
+                    + "|model weights take|non_torch_memory|PyTorch activation peak memory"
+                    + "|available_kv_cache_memory|initial_memory_usage|peak_torch_memory"
+                    + "|memory_usage_post_profile|torch peak memory increase)\\b");
+    private static final Pattern OOM = Pattern.compile("(?i)Tried to allocate");
+
+    private VllmLogParser() {
+    }
+
+    /** Reads a whole log given as text. */
+    public static Result parse(String text) {
+        try {
+            return parse(new BufferedReader(new StringReader(text)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringReader does not fail
+        }
+    }
+
+    /**
+     * Reads a log line by line, in memory that does not grow with the log: serving logs of a
+     * long run reach gigabytes. Lines are numbered as {@link TextLines} does: LF ends a line,
+     * a CR right before it belongs to the ending, a lone CR stays inside the line.
+     *
+     * @throws IOException when the reader fails
+     */
+    public static Result parse(BufferedReader in) throws IOException {
+        List<Observation> observations = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        // open profiling tables, by process label ("" for lines without a prefix)
+        Set<String> openTables = new HashSet<>();
+        StringBuilder buf = new StringBuilder(256);
+        int lineNo = 0;
+        int c;
+        boolean pending = false;
+        while (true) {
+            c = in.read();
+            if (c != '\n' && c >= 0) {
+                buf.append((char) c);
+                pending = true;
+                continue;
+            }
+            if (c < 0 && !pending) {
+                break;
+            }
+            int len = buf.length();
+            if (len > 0 && buf.charAt(len - 1) == '\r') {
+                buf.setLength(len - 1);
+            }
+            lineNo++;
+            readLine(buf.toString(), lineNo, openTables, observations, warnings);
+            buf.setLength(0);
+            pending = false;
+            if (c < 0) {
+                break;
+            }
+        }
+        return new Result(observations, warnings);
+    }
+
+    private static void readLine(String line, int lineNo, Set<String> openTables,
+                                 List<Observation> observations, List<String> warnings) {
+        boolean candidate = mayHoldFigure(line);
+        if (!candidate && openTables.isEmpty()) {
+            return;
+        }
+        for (LogSegment seg : LogSegment.of(line)) {
+            String key = seg.process() == null ? "" : seg.process();
+            if (!candidate) {
+                openTables.remove(key);
+                continue;
+            }
+            String msg = seg.message();
+            boolean inTable = openTables.contains(key) && TABLE_ROW.matcher(msg).find();
+            if (!inTable) {
+                openTables.remove(key);
+            }
+            if (TABLE_HEADER.matcher(msg).find()) {
+                openTables.add(key);
+            }
+            boolean pairs = PAIRS_HEADER.matcher(msg).find();
+            boolean oom = OOM.matcher(msg).find();
+            readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
+        }
+    }
+
+    /**
+     * The rules' anchors plus the two headers: a line holding none of them cannot hold a figure.
+     * Serving logs are mostly request and throughput lines, and skipping them before any regex
+     * keeps long logs fast.
+     */
+    private static final List<String> KEYWORDS = java.util.stream.Stream.concat(
+                    RULES.stream().map(PhraseRule::anchor),
+                    java.util.stream.Stream.of("memory profiling results", "free memory on device"))
+            .distinct().toList();
+
+    private static boolean mayHoldFigure(String line) {
+        String lower = line.toLowerCase(Locale.ROOT);
+        for (String k : KEYWORDS) {
+            if (lower.contains(k)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void readSegment(LogSegment seg, int lineNo, boolean inTable, boolean pairs,
+                                    boolean oom, List<Observation> out, List<String> warnings) {
+        String msg = seg.message();
+        // one value position gives one observation per quantity, even when two phrasings match
+        Map<String, Set<Integer>> taken = new HashMap<>();
+        String lower = msg.toLowerCase(Locale.ROOT);
+        for (PhraseRule rule : RULES) {
+            if (!applies(rule.scope(), inTable, pairs, oom) || !lower.contains(rule.anchor())) {
+                continue;
+            }
+            Matcher m = rule.pattern().matcher(msg);
+            while (m.find()) {
+                int at = m.start("v");
+                if (!taken.computeIfAbsent(rule.quantity(), q -> new HashSet<>()).add(at)) {
+                    continue;
+                }
+                observe(rule, m, seg, lineNo, out, warnings);
+                if (rule.firstOnly()) {
+                    break;
+                }
+            }
+        }
+        Matcher f = FREE_ON_DEVICE.matcher(msg);
+        if (f.find()) {
+            String unit = f.group("u");
+            amount("free_memory_at_start", f.group("a") + " " + unit, true, seg, lineNo, out, warnings);
+            amount("total_memory", f.group("b") + " " + unit, true, seg, lineNo, out, warnings);
+        }
+    }
+
+    private static boolean applies(Scope scope, boolean inTable, boolean pairs, boolean oom) {
+        return switch (scope) {
+            case ANY -> true;
+            case PROFILING_TABLE -> inTable;
+            case PROFILING_PAIRS -> pairs;
+            case OOM -> oom;
+        };
+    }
+
+    private static void observe(PhraseRule rule, Matcher m, LogSegment seg, int lineNo,
+                                List<Observation> out, List<String> warnings) {
+        String raw = m.group("v");
+        if (!meantAsNumber(raw)) {
+            // e.g. a traceback's source line "available_kv_cache_memory = (memory_for_..."
+            return;
+        }
+        switch (rule.kind()) {
+            case AMOUNT -> amount(rule.quantity(), raw, true, seg, lineNo, out, warnings);
+            case AMOUNT_OR_BYTES -> amount(rule.quantity(), raw, false, seg, lineNo, out, warnings);
+            case RAW_BYTES -> {
+                Optional<Amounts.Reading> r = Amounts.read(raw);
+                if (r.isEmpty()) {
+                    warnings.add(unreadable(lineNo, rule.quantity(), raw));
+                } else if (r.get().unit() != null) {
+                    // a build that prints a unit after all: the unit rules apply
+                    amount(rule.quantity(), raw, true, seg, lineNo, out, warnings);
+                } else {
+                    out.add(context(Observation.bytes(rule.quantity(), Amounts.rawBytes(r.get()), lineNo,
+                            r.get().text()), seg));
+                }
+            }
+            case VALUE -> {
+                Optional<Amounts.Reading> r = Amounts.read(raw);
+                if (r.isEmpty() || r.get().unit() != null) {
+                    warnings.add(unreadable(lineNo, rule.quantity(), raw));
+                    return;
+                }
+                Observation o = context(Observation.value(rule.quantity(), r.get().number().doubleValue(),
+                        lineNo, r.get().text()), seg);
+                if (rule.pattern().pattern().contains("(?<t>")) {
+                    o = o.withTokensPerRequest(Integer.parseInt(m.group("t").replace(",", "")));
+                }
+                out.add(o);
+            }
+        }
+    }
+
+    /** Identifiers after a phrase are code, not a figure; digits, nothing, or nan are a figure. */
+    private static boolean meantAsNumber(String raw) {
+        return raw.isBlank() || NUMBERISH.matcher(raw).find();
+    }
+
+    private static final Pattern NUMBERISH = Pattern.compile("\\d|^(?i:[-+]?nan|[-+]?inf(?:inity)?|n/a|\\?+)[.,;)]*$");
+
+    /**
+     * @param unitRequired true where the emitting code always writes a unit: a bare number
+     *     there is a cut or wrapped line ("non_torch_memory=6" + ".07GiB" on the next line),
+     *     not a byte count
+     */
+    private static void amount(String quantity, String raw, boolean unitRequired, LogSegment seg, int lineNo,
+                               List<Observation> out, List<String> warnings) {
+        Optional<Long> bytes = Amounts.read(raw)
+                .filter(r -> !unitRequired || r.unit() != null)
+                .flatMap(Amounts::bytes);
+        if (bytes.isEmpty()) {
+            warnings.add(unreadable(lineNo, quantity, raw));
+            return;
+        }
+        out.add(context(Observation.bytes(quantity, bytes.get(), lineNo, Amounts.trimText(raw)), seg));
+    }
+
+    private static Observation context(Observation o, LogSegment seg) {
+        return seg.process() == null ? o : o.withProcess(seg.process()).withPid(seg.pid());
+    }
+
+    private static String unreadable(int lineNo, String quantity, String raw) {
+        String found = raw == null || raw.isBlank() ? "nothing" : "'" + raw.strip() + "'";
+        return "line " + lineNo + ": the " + quantity + " phrase is followed by " + found
+                + ", not a number with a unit this reader knows; " + quantity
+                + " left out (unknown, not 0)";
+    }
+}
