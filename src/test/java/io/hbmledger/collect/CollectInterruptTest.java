@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -124,6 +125,61 @@ class CollectInterruptTest {
         assertThat(leftovers()).as("no process mentions the test directory").isEmpty();
         CommandResult smi = fake.host().run(List.of("npu-smi", "info"), Map.of("FAKE_NPU_SMI_SLEEP", "0"), java.time.Duration.ofSeconds(20));
         assertThat(NpuSmiTable.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
+    }
+
+    Process startCollector(Path run, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hbmledger.cli.Main", "collect",
+                "--state-dir", fake.state.toString(), "--out", run.toString()));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(fake.env);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(tmp.resolve("collect.out").toFile());
+        return pb.start();
+    }
+
+    @Test
+    void ctrlCOfAnAttachedCollectionNeverStopsTheExecution() throws Exception {
+        int port = FakeAscend.freePort();
+        fake.env.put("FAKE_TOKEN_DELAY", "1");
+        Executions ex = fake.executions(fake.host());
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null,
+                List.of(0), Map.of(), null, tmp.toString());
+        ExecutionRecord rec = ex.awaitReady(ex.start(es, "exec-keep", "exec start"),
+                new ServerClient(fake.host().reach(port), null), java.time.Duration.ofSeconds(20));
+        Path run = tmp.resolve("run");
+        collector = startCollector(run, List.of("--attach", rec.id(), "--ready-samples", "1", "--requests", "2",
+                "--output-tokens", "60", "--load-interval", "0.2"));
+        waitForPhase(run, "load");
+        Thread.sleep(300);
+        new ProcessBuilder("kill", "-INT", Long.toString(collector.pid())).start().waitFor();
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(collector.exitValue()).isNotZero();
+        JsonNode m = new ObjectMapper().readTree(run.resolve("run.json").toFile());
+        assertThat(m.path("phase").asText()).isEqualTo("load");
+        assertThat(m.path("status").asText()).isEqualTo("failed");
+        assertThat(m.path("mode").asText()).isEqualTo("attach");
+        assertThat(ex.alive(rec)).as("the attached execution is still running").isTrue();
+        assertThat(new ServerClient(fake.host().reach(port), null).answers("/health", java.time.Duration.ofSeconds(5))).isTrue();
+    }
+
+    @Test
+    void aSecondCollectorProcessOnTheSameDeviceRefusesNamingTheFirst() throws Exception {
+        Path first = tmp.resolve("first");
+        collector = startCollector(first, List.of("--devices", "0,1", "--port", Integer.toString(FakeAscend.freePort()),
+                "--baseline-samples", "200", "--sample-interval", "0.2", "--", "vllm", "serve", "m"));
+        waitForPhase(first, "baseline");
+        Path second = tmp.resolve("second");
+        Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(second, ExecutionSpec.fromCommand(
+                List.of("vllm", "serve", "m", "--port", Integer.toString(FakeAscend.freePort())), null, List.of(1), Map.of(), null,
+                tmp.toString()));
+        assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
+        assertThat(fake.output()).contains("device 1 on local is already being collected by collection run-first (pid "
+                + collector.pid() + ", run directory " + first + ")");
+        assertThat(collector.isAlive()).as("the first collection goes on").isTrue();
+        new ProcessBuilder("kill", "-INT", Long.toString(collector.pid())).start().waitFor();
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).isTrue();
     }
 
     void waitForPhase(Path run, String phase) throws Exception {
