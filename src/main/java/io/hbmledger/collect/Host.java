@@ -46,6 +46,9 @@ public interface Host extends AutoCloseable {
     /** The regular files directly in {@code dir} whose names end with {@code suffix}, sorted; empty when none or no such directory. */
     List<String> listFiles(String dir, String suffix) throws IOException;
 
+    /** The size of {@code file} in bytes. */
+    long size(String file) throws IOException;
+
     /** The first {@code n} bytes of {@code file} (fewer when it is shorter). */
     byte[] head(String file, long n) throws IOException;
 

@@ -199,6 +199,11 @@ public final class LocalHost implements Host {
     }
 
     @Override
+    public long size(String file) throws IOException {
+        return Files.size(Path.of(file));
+    }
+
+    @Override
     public byte[] head(String file, long n) throws IOException {
         try (java.io.InputStream in = Files.newInputStream(Path.of(file))) {
             return in.readNBytes((int) Math.min(n, Integer.MAX_VALUE - 8));

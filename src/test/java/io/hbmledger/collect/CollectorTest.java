@@ -98,8 +98,7 @@ class CollectorTest {
         assertThat(moments(m, "load")).isNotEmpty().allMatch(f -> f.startsWith("npu-smi/load-"));
         assertThat(moments(m, "after")).containsExactly("npu-smi/after-001.txt");
         assertThat(moments(m, "startup")).containsExactly("execution/server.log");
-        assertThat(moments(m, "static")).containsExactly("model/config.json",
-                "model/safetensors-headers/model.safetensors.header.json");
+        assertThat(moments(m, "static")).containsExactly("model/config.json", "model/weights-manifest.json");
         // the fake msprof exports one npu_mem CSV per device directory it made (ASCEND_RT_VISIBLE_DEVICES=0,1)
         assertThat(m.evidence().stream().map(EvidenceEntry::file).filter(f -> f.endsWith(".csv")))
                 .containsExactly("execution/msprof/PROF_000001_fake/device_0/summary/npu_mem_device_0.csv",
@@ -114,6 +113,17 @@ class CollectorTest {
         // header saved exactly; the 8 weight bytes are not
         assertThat(Files.readString(run.resolve("model/safetensors-headers/model.safetensors.header.json")))
                 .isEqualTo("{\"w\":{\"dtype\":\"F16\",\"shape\":[2,2],\"data_offsets\":[0,8]}}");
+        // the manifest (docs/readme-weights.md format): the header above is 56 bytes (counted by hand);
+        // file size = 8 length bytes + 56 + 8 data bytes
+        com.fasterxml.jackson.databind.JsonNode wm = new ObjectMapper().readTree(run.resolve("model/weights-manifest.json").toFile());
+        assertThat(wm.path("schema").asText()).isEqualTo("hbm-ledger/weights-manifest/1");
+        assertThat(wm.path("config").path("hidden_size").asInt()).isEqualTo(8);
+        com.fasterxml.jackson.databind.JsonNode file = wm.path("files").get(0);
+        assertThat(file.path("name").asText()).isEqualTo("model.safetensors");
+        assertThat(file.path("header_bytes").asLong()).isEqualTo(56);
+        assertThat(file.path("size").asLong()).isEqualTo(8 + 56 + 8);
+        assertThat(file.path("tensors").toString())
+                .isEqualTo("[{\"name\":\"w\",\"dtype\":\"F16\",\"shape\":[2,2],\"data_offsets\":[0,8]}]");
 
         // the server got the path and the key literally; the run holds no trace of the key
         @SuppressWarnings("unchecked")

@@ -256,6 +256,15 @@ public final class SshHost implements Host {
     }
 
     @Override
+    public long size(String file) throws IOException {
+        CommandResult r = run(List.of("stat", "-L", "-c", "%s", "--", file), Map.of(), Duration.ofSeconds(30));
+        if (!r.ok() || !r.stdoutText().strip().matches("\\d+")) {
+            throw new IOException("cannot stat " + file + " on " + name + ": " + r.stderrText().strip());
+        }
+        return Long.parseLong(r.stdoutText().strip());
+    }
+
+    @Override
     public byte[] head(String file, long n) throws IOException {
         CommandResult r = run(List.of("head", "-c", Long.toString(n), "--", file), Map.of(), Duration.ofSeconds(120));
         if (!r.ok()) {
