@@ -108,6 +108,54 @@ class SshCollectTest {
     }
 
     @Test
+    void aKilledCollectorLeavesNoServerOnTheRemoteHost() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path run = tmp.resolve("run");
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hbmledger.cli.Main", "collect",
+                "--host", sshd.target(), "--identity", sshd.userKey.toString(), "--known-hosts", sshd.knownHosts.toString(),
+                "--remote-state-dir", tmp.resolve("remote-state").toString(),
+                "--remote-env", "PATH=" + BIN + ":/usr/local/bin:/usr/bin:/bin",
+                "--remote-env", "FAKE_NPU_STATE=" + tmp.resolve("npu"),
+                "--remote-env", "FAKE_TOKEN_DELAY=1",
+                "--state-dir", tmp.resolve("state").toString(), "--out", run.toString(), "--devices", "0",
+                "--baseline-samples", "1", "--ready-samples", "1", "--requests", "2", "--output-tokens", "60",
+                "--", "vllm", "serve", "m", "--port", Integer.toString(port)));
+        Process collector = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("collect.out").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline) {
+                if (Files.exists(run.resolve("run.json"))
+                        && "load".equals(new ObjectMapper().readTree(run.resolve("run.json").toFile()).path("phase").asText())) {
+                    break;
+                }
+                assertThat(collector.isAlive()).as(Files.readString(tmp.resolve("collect.out"))).isTrue();
+                Thread.sleep(100);
+            }
+            RunManifest m = RunDirectory.open(run).manifest();
+            assertThat(m.phase()).isEqualTo("load");
+            ExecutionRecord rec = new ExecutionStore(tmp.resolve("state")).get(m.executionId());
+            assertThat(new LocalHost().groupMembers(rec.pgid())).isNotEmpty();
+
+            new ProcessBuilder("kill", "-KILL", Long.toString(collector.pid())).start().waitFor();
+            assertThat(collector.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+            // sshd closes the guard's channel; the guard stops the group (INT first)
+            long gone = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
+            while (!new LocalHost().groupMembers(rec.pgid()).isEmpty() && System.nanoTime() < gone) {
+                Thread.sleep(200);
+            }
+            assertThat(new LocalHost().groupMembers(rec.pgid())).as("remote server group after the collector died").isEmpty();
+            assertThat(Files.readString(Path.of(rec.runtimeDir(), "server.log"))).contains("stopping on signal 2");
+        } finally {
+            collector.destroyForcibly();
+        }
+    }
+
+    @Test
     void anUnknownHostKeyIsRefused() throws Exception {
         Path otherKnownHosts = tmp.resolve("other_known_hosts");
         Process k = new ProcessBuilder("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp.resolve("other").toString()).start();
