@@ -119,7 +119,7 @@ public final class Collector {
 
             phase("stop");
             stopOurs(s.stop());
-            exportAndCopy(true);
+            exportAndCopy(execution.msprofOutput() != null);
             staticFiles(spec.model(), spec.workDir());
             return finish();
         } catch (Refusal r) {

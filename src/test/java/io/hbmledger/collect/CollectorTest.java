@@ -157,6 +157,35 @@ class CollectorTest {
     }
 
     @Test
+    void withoutMsprofTheRunSaysSoAndNoExportRuns() throws Exception {
+        fake.env.put("FAKE_MSPROF_EXPORT_HANG", "1");   // an export attempt would show as a timeout reason
+        CollectSettings f = FakeAscend.fast();
+        CollectSettings s = new CollectSettings(1, 1, 1, f.sampleInterval(), f.loadInterval(), f.npuSmiTimeout(),
+                f.readyTimeout(), f.exportTimeout(), f.copyTimeout(), null, f.stop(), f.workload(), null);
+        Path run = tmp.resolve("run");
+        Collector.Outcome o = fake.collector(s).standalone(run, spec(model(), List.of(0)));
+        assertThat(o).isEqualTo(Collector.Outcome.INCOMPLETE);
+        RunManifest m = RunDirectory.open(run).manifest();
+        assertThat(m.incompleteReasons()).containsExactly("collected without msprof (--no-msprof): no hardware-memory evidence");
+        assertThat(m.moments()).doesNotContainKey("export");
+        assertThat(fake.store().get(m.executionId()).command().get(0)).isEqualTo("vllm");
+    }
+
+    @Test
+    void aHostWithoutMsprofIsRefusedUnlessAskedToGoWithout() throws Exception {
+        Path bin = tmp.resolve("bin");
+        Files.createDirectories(bin);
+        Files.createSymbolicLink(bin.resolve("npu-smi"), FakeAscend.BIN.resolve("npu-smi"));
+        Files.createSymbolicLink(bin.resolve("vllm"), FakeAscend.BIN.resolve("vllm"));
+        fake.env.put("PATH", bin + ":/usr/local/bin:/usr/bin:/bin");
+        Path run = tmp.resolve("run");
+        Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, spec(model(), List.of(0)));
+        assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
+        assertThat(fake.output()).contains("msprof is not on PATH of local", "--no-msprof");
+        assertThat(fake.store().list()).isEmpty();
+    }
+
+    @Test
     void aHungExportIsKilledAndRecordedAsMissing() throws Exception {
         fake.env.put("FAKE_MSPROF_EXPORT_HANG", "1");
         CollectSettings f = FakeAscend.fast();
@@ -213,14 +242,20 @@ class CollectorTest {
 
     @Test
     void busyDevicesAreRefusedBeforeAnythingStarts() throws Exception {
-        Path npu = tmp.resolve("npu");
-        Files.createDirectories(npu);
-        Files.writeString(npu.resolve("proc-3-1"), "3 777 python3 4096\n");
-        Path run = tmp.resolve("run");
-        Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, spec(model(), List.of(3)));
-        assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
-        assertThat(fake.output()).contains("device 3: pid 777 python3 (4096 MB)");
-        assertThat(fake.store().list()).isEmpty();
+        // another (live) process holding device 3, as the fake npu-smi lists only live pids
+        Process other = new ProcessBuilder("sleep", "60").start();
+        try {
+            Path npu = tmp.resolve("npu");
+            Files.createDirectories(npu);
+            Files.writeString(npu.resolve("proc-3-1"), "3 " + other.pid() + " python3 4096\n");
+            Path run = tmp.resolve("run");
+            Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, spec(model(), List.of(3)));
+            assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
+            assertThat(fake.output()).contains("device 3: pid " + other.pid() + " python3 (4096 MB)");
+            assertThat(fake.store().list()).isEmpty();
+        } finally {
+            other.destroyForcibly();
+        }
     }
 
     @Test
