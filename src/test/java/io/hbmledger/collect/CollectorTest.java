@@ -192,9 +192,7 @@ class CollectorTest {
         CollectSettings s = new CollectSettings(1, 1, 1, f.sampleInterval(), f.loadInterval(), f.npuSmiTimeout(),
                 f.readyTimeout(), Duration.ofSeconds(1), f.copyTimeout(), 50, f.stop(), f.workload(), null);
         Path run = tmp.resolve("run");
-        long t0 = System.nanoTime();
         Collector.Outcome o = fake.collector(s).standalone(run, spec(model(), List.of(0)));
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(60));
         assertThat(o).isEqualTo(Collector.Outcome.INCOMPLETE);
         assertThat(RunDirectory.open(run).manifest().incompleteReasons()).contains(
                 "msprof --export did not finish within 1 s and was killed: msprof evidence missing");
@@ -262,12 +260,10 @@ class CollectorTest {
     void aServerThatDiesWhileStartingFailsFastWithItsLog() throws Exception {
         fake.env.put("FAKE_DIE_ON_START", "1");
         Path run = tmp.resolve("run");
-        long t0 = System.nanoTime();
         Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, spec(model(), List.of(0)));
-        // readyTimeout is 20 s: failing fast means well before it
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(15));
         assertThat(o).isEqualTo(Collector.Outcome.FAILED);
-        assertThat(fake.output()).contains("exited while starting", "NPU out of memory");
+        // fail fast: the death is seen, not the 20 s readiness timeout ("not ready after 20 s")
+        assertThat(fake.output()).contains("exited while starting", "NPU out of memory").doesNotContain("not ready after");
         RunManifest m = RunDirectory.open(run).manifest();
         assertThat(m.status()).isEqualTo("failed");
         assertThat(moments(m, "oom")).containsExactly("execution/server.log");

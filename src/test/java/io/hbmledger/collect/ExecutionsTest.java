@@ -68,11 +68,8 @@ class ExecutionsTest {
         ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null,
                 List.of(0), Map.of(), null, tmp.toString());
         ExecutionRecord rec = ex.start(es, "exec-slow", "test");
-        long t0 = System.nanoTime();
         assertThatThrownBy(() -> ex.awaitReady(rec, new ServerClient(fake.host().reach(port), null), Duration.ofSeconds(2)))
                 .hasMessageContaining("not ready after 2 s").hasMessageContaining("fake-vllm args=");
-        // wall-clock bound: 2 s plus one probe round
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThat(ex.alive(rec)).isTrue();
     }
 
