@@ -211,7 +211,7 @@ public final class Collector {
         journal.status("running");
         List<String> keep = new ArrayList<>();
         for (String r : journal.manifest().incompleteReasons()) {
-            if (!r.startsWith("msprof export pending") && !r.startsWith("execution " + id + " runs without")) {
+            if (!redoneByResume(r)) {
                 keep.add(r);
             }
         }
@@ -219,12 +219,25 @@ public final class Collector {
         try {
             journal.moment("stop", rec.stopped() != null ? rec.stopped() : RunJournal.now());
             exportAndCopy(rec.msprofOutput() != null);
+            boolean hasStatic = journal.manifest().evidence().stream().anyMatch(e -> "static".equals(e.moment()));
+            if (!hasStatic && rec.model() != null) {
+                staticFiles(rec.model(), null);
+            }
             return finish();
         } catch (RuntimeException | IOException e) {
             return fail(e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
         }
+    }
+
+    /** Reasons about steps that resume does again: export, copy, static files, and a stop that is now done. */
+    static boolean redoneByResume(String reason) {
+        return reason.startsWith("msprof export pending")
+                || reason.startsWith("msprof --export ")
+                || reason.startsWith("no msprof CSV after export")
+                || reason.matches("interrupted \\(.*\\) during phase (stop|export|copy|static)")
+                || reason.matches("(?s)failed in phase (stop|export|copy|static): .*");
     }
 
     // ---------------------------------------------------------------- interrupt

@@ -182,6 +182,34 @@ class CollectInterruptTest {
         assertThat(collector.waitFor(60, TimeUnit.SECONDS)).isTrue();
     }
 
+    @Test
+    void aRunInterruptedDuringExportIsFinishedByResume() throws Exception {
+        Path model = tmp.resolve("model");
+        Files.createDirectories(model);
+        Files.writeString(model.resolve("config.json"), "{\"hidden_size\": 8}\n");
+        fake.env.put("FAKE_MSPROF_EXPORT_HANG", "1");
+        Path run = tmp.resolve("run");
+        collector = startCollector(run, List.of("--devices", "0", "--port", Integer.toString(FakeAscend.freePort()),
+                "--baseline-samples", "1", "--ready-samples", "1", "--after-samples", "1", "--requests", "2",
+                "--output-tokens", "4", "--stop-timeout", "5", "--", "vllm", "serve", model.toString()));
+        waitForPhase(run, "export");
+        new ProcessBuilder("kill", "-INT", Long.toString(collector.pid())).start().waitFor();
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        JsonNode before = new ObjectMapper().readTree(run.resolve("run.json").toFile());
+        assertThat(before.path("status").asText()).isEqualTo("failed");
+        assertThat(before.path("phase").asText()).isEqualTo("export");
+
+        fake.env.remove("FAKE_MSPROF_EXPORT_HANG");
+        Collector.Outcome o = fake.collector(FakeAscend.fast()).resume(run, before.path("execution_id").asText());
+
+        io.hbmledger.run.RunManifest m = io.hbmledger.run.RunDirectory.open(run).manifest();
+        assertThat(o).as(fake.output() + m.incompleteReasons()).isEqualTo(Collector.Outcome.COMPLETE);
+        assertThat(m.status()).isEqualTo("complete");
+        assertThat(m.evidence().stream().map(io.hbmledger.run.RunManifest.EvidenceEntry::file))
+                .contains("npu-smi/baseline-001.txt", "npu-smi/ready-001.txt", "npu-smi/after-001.txt", "model/config.json",
+                        "execution/msprof/PROF_000001_fake/device_0/summary/npu_mem_device_0.csv");
+    }
+
     void waitForPhase(Path run, String phase) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         String seen = null;
