@@ -333,7 +333,7 @@ public final class Collector {
 
     private void readyAndLoad(ServerClient client) throws IOException {
         journal.moment("ready", RunJournal.now());
-        List<Long> pids = execution.serverPids() == null ? List.copyOf(host.groupMembers(execution.pgid())) : execution.serverPids();
+        List<Long> pids = execution.serverPids() == null ? List.copyOf(executions.members(execution)) : execution.serverPids();
         journal.deployment(d -> d.withServerPids(pids));
         journal.save();
         samples("ready", s.readySamples());

@@ -28,12 +28,14 @@ import java.util.List;
  * @param serverPids    pids seen in the group once ready
  * @param secretSalt    hex salt of {@code secretHashes}
  * @param secretHashes  salted SHA-256 of the secret values in the command, to mask them in logs later
+ * @param leaderStart   start time of the group leader (clock ticks since boot), so that a later
+ *                      process reusing the pid is never taken for this execution
  */
 public record ExecutionRecord(
         String schema, String id, String host, String runtimeDir, List<String> command, long pid, long pgid,
         int port, String model, Integer tp, Integer dp, Boolean ep, List<Integer> devices, String log,
         String msprofOutput, String startedBy, String started, String stopped, String state,
-        List<Long> serverPids, String secretSalt, List<String> secretHashes) {
+        List<Long> serverPids, String secretSalt, List<String> secretHashes, String leaderStart) {
 
     public static final String SCHEMA = "hbm-ledger/execution/1";
     public static final String FILE = "execution.json";
@@ -47,11 +49,11 @@ public record ExecutionRecord(
 
     public ExecutionRecord withState(String newState, String stoppedAt) {
         return new ExecutionRecord(schema, id, host, runtimeDir, command, pid, pgid, port, model, tp, dp, ep,
-                devices, log, msprofOutput, startedBy, started, stoppedAt, newState, serverPids, secretSalt, secretHashes);
+                devices, log, msprofOutput, startedBy, started, stoppedAt, newState, serverPids, secretSalt, secretHashes, leaderStart);
     }
 
     public ExecutionRecord withServerPids(List<Long> pids) {
         return new ExecutionRecord(schema, id, host, runtimeDir, command, pid, pgid, port, model, tp, dp, ep,
-                devices, log, msprofOutput, startedBy, started, stopped, state, pids, secretSalt, secretHashes);
+                devices, log, msprofOutput, startedBy, started, stopped, state, pids, secretSalt, secretHashes, leaderStart);
     }
 }

@@ -94,14 +94,30 @@ public final class Executions {
         ExecutionRecord rec = new ExecutionRecord(ExecutionRecord.SCHEMA, id, host.name(), runtimeDir,
                 redactor.arguments(argv), pgid, pgid, spec.port(), spec.model() == null ? null : redactor.text(spec.model()),
                 spec.tp(), spec.dp(), spec.ep(), spec.devices(), LOG, msprofOut, startedBy,
-                RunJournal.now(), null, "starting", null, salt, redactor.hashes(salt));
+                RunJournal.now(), null, "starting", null, salt, redactor.hashes(salt), host.startTime(pgid));
         store.save(rec);
         return rec;
     }
 
     /** True while any process of the execution's group is alive. */
     public boolean alive(ExecutionRecord rec) throws IOException {
-        return !host.groupMembers(rec.pgid()).isEmpty();
+        return !members(rec).isEmpty();
+    }
+
+    /**
+     * The live processes of the execution's group; empty when the group is gone, or when its id now
+     * belongs to a later process (pid reused: the leader's start time differs from the record's).
+     * Linux does not hand out a pid that is still some group's id, so while any member of ours
+     * lives, the group id is still ours.
+     */
+    public Set<Long> members(ExecutionRecord rec) throws IOException {
+        if (rec.leaderStart() != null) {
+            String now = host.startTime(rec.pgid());
+            if (now != null && !now.equals(rec.leaderStart())) {
+                return Set.of();
+            }
+        }
+        return host.groupMembers(rec.pgid());
     }
 
     /**
@@ -119,7 +135,7 @@ public final class Executions {
                         + rec.runtimeDir() + "/" + LOG + ":\n" + tail(rec, 20));
             }
             if (client.answers("/health", probe) && client.answers("/v1/models", probe)) {
-                Set<Long> pids = host.groupMembers(rec.pgid());
+                Set<Long> pids = members(rec);
                 ExecutionRecord ready = rec.withState("ready", null).withServerPids(List.copyOf(pids));
                 store.save(ready);
                 return ready;
@@ -138,18 +154,18 @@ public final class Executions {
      * {@code npuSmi} is given, waits for npu-smi to list none of the group's processes.
      */
     public StopReport stop(ExecutionRecord rec, StopTimeouts t, NpuSmi npuSmi) throws IOException {
-        Set<Long> pids = new TreeSet<>(host.groupMembers(rec.pgid()));
+        Set<Long> pids = new TreeSet<>(members(rec));
         if (rec.serverPids() != null) {
             pids.addAll(rec.serverPids());
         }
         String last = null;
         String[] signals = {"INT", "TERM", "KILL"};
         Duration[] waits = {t.afterInt(), t.afterTerm(), t.afterKill()};
-        boolean gone = host.groupMembers(rec.pgid()).isEmpty();
+        boolean gone = members(rec).isEmpty();
         for (int i = 0; i < signals.length && !gone; i++) {
             host.signalGroup(rec.pgid(), signals[i]);
             last = signals[i];
-            gone = waitGone(rec.pgid(), waits[i]);
+            gone = waitGone(rec, waits[i]);
         }
         StringBuilder detail = new StringBuilder();
         detail.append(last == null ? "already stopped" : gone ? "stopped after SIG" + last : "still alive after SIGKILL");
@@ -185,10 +201,10 @@ public final class Executions {
         }
     }
 
-    private boolean waitGone(long pgid, Duration wait) throws IOException {
+    private boolean waitGone(ExecutionRecord rec, Duration wait) throws IOException {
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            if (host.groupMembers(pgid).isEmpty()) {
+            if (members(rec).isEmpty()) {
                 return true;
             }
             if (System.nanoTime() > deadline) {

@@ -34,6 +34,13 @@ public interface Host extends AutoCloseable {
     /** The pids of the live (non-zombie) processes in process group {@code pgid}. */
     Set<Long> groupMembers(long pgid) throws IOException;
 
+    /**
+     * The start time of process {@code pid} in clock ticks since boot (field 22 of /proc/PID/stat),
+     * or null when there is no such process: with the pid it tells a process from a later one that
+     * reused its pid.
+     */
+    String startTime(long pid) throws IOException;
+
     /** Sends {@code signal} (INT, TERM, KILL) to every process of group {@code pgid}. */
     void signalGroup(long pgid, String signal) throws IOException;
 

@@ -172,6 +172,22 @@ public final class LocalHost implements Host {
     }
 
     @Override
+    public String startTime(long pid) {
+        try {
+            return statStartTime(Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException gone) {
+            return null;
+        }
+    }
+
+    /** Field 22 (starttime) of a /proc/PID/stat line; fields are counted after the ")" of the command name. */
+    static String statStartTime(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        // f[0] is field 3 (state), so field 22 is f[19]
+        return f[19];
+    }
+
+    @Override
     public void signalGroup(long pgid, String signal) throws IOException {
         run(List.of("kill", "-" + signal, "--", "-" + pgid), Map.of(), Duration.ofSeconds(10));
     }

@@ -74,6 +74,37 @@ class ExecutionsTest {
     }
 
     @Test
+    void aStaleRecordWhosePidWasReusedIsNeverSignalled() throws Exception {
+        // another program's group: setsid makes its pid its group id, as for our executions
+        Process other = new ProcessBuilder("setsid", "sleep", "60").start();
+        try {
+            long pgid = other.pid();
+            String start = fake.host().startTime(pgid);
+            assertThat(start).isNotNull();
+            assertThat(fake.host().groupMembers(pgid)).containsExactly(pgid);
+            // a record of an execution that had the same id but started at another time
+            ExecutionRecord stale = new ExecutionRecord(ExecutionRecord.SCHEMA, "exec-old", "local", tmp.toString(),
+                    List.of("vllm", "serve", "m"), pgid, pgid, port, "m", 1, 1, false, List.of(0), "server.log", null,
+                    "exec start", "2026-01-01T00:00:00Z", null, "ready", List.of(pgid), null, null,
+                    Long.toString(Long.parseLong(start) + 1));
+            Executions ex = fake.executions(fake.host());
+            fake.store().save(stale);
+            assertThat(ex.alive(stale)).isFalse();
+            Executions.StopReport r = ex.stop(stale, FakeAscend.fast().stop(), null);
+            assertThat(r.signal()).isNull();
+            assertThat(r.detail()).isEqualTo("already stopped");
+            assertThat(other.isAlive()).isTrue();
+            // the same record with the right start time is this group
+            ExecutionRecord same = new ExecutionRecord(stale.schema(), stale.id(), stale.host(), stale.runtimeDir(), stale.command(),
+                    pgid, pgid, port, "m", 1, 1, false, List.of(0), "server.log", null, "exec start", stale.started(), null,
+                    "ready", List.of(pgid), null, null, start);
+            assertThat(ex.alive(same)).isTrue();
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
     void portAndParallelismAreReadFromTheCommand() {
         ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--tensor-parallel-size", "4", "-dp", "2",
                 "--enable-expert-parallel", "--port=9001"), null, null, Map.of(), null, null);

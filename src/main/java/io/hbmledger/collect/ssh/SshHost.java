@@ -227,6 +227,17 @@ public final class SshHost implements Host {
     }
 
     @Override
+    public String startTime(long pid) throws IOException {
+        CommandResult r = run(List.of("cat", "/proc/" + pid + "/stat"), Map.of(), Duration.ofSeconds(20));
+        if (!r.ok()) {
+            return null;
+        }
+        String stat = r.stdoutText();
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        return f.length > 19 ? f[19] : null;
+    }
+
+    @Override
     public void signalGroup(long pgid, String signal) throws IOException {
         run(List.of("kill", "-" + signal, "--", "-" + pgid), Map.of(), Duration.ofSeconds(20));
     }
