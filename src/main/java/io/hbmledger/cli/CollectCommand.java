@@ -31,13 +31,18 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code hbm-ledger collect}: take the evidence of one serving execution into a run directory. */
 @Command(name = "collect", mixinStandardHelpOptions = true,
         description = {
-            "Collect memory evidence of a vLLM server into a run directory (run.json + raw files).",
-            "Standalone: preflight, idle baseline, start the command under msprof (vLLM log level DEBUG),",
-            "ready samples, a workload with npu-smi sampled throughout, after samples, stop, msprof export,",
-            "copy of the execution's runtime directory, config.json and safetensors headers.",
-            "  hbm-ledger collect --out runs/qwen --devices 0,1 -- vllm serve /models/Qwen2.5-7B -tp 2 --port 8000",
-            "Attach to a running execution (never stopped): hbm-ledger collect --out runs/a --attach EXECUTION_ID",
-            "After stopping it, add msprof data:            hbm-ledger collect --resume runs/a"},
+            "Collect memory evidence of a vLLM server into a run directory: run.json",
+            "plus the raw files, for 'hbm-ledger analyze RUN_DIR'.",
+            "Standalone: preflight, idle baseline, start under msprof (vLLM log level",
+            "DEBUG), ready samples, a load with npu-smi sampled throughout, after samples,",
+            "stop, msprof export, copy of the execution's runtime directory, config.json",
+            "and safetensors headers.",
+            "",
+            "  hbm-ledger collect --out runs/q --devices 0,1 -- \\",
+            "      vllm serve /models/Qwen2.5-7B -tp 2 --port 8000",
+            "  hbm-ledger collect --out runs/a --attach EXECUTION_ID   (left running)",
+            "  hbm-ledger collect --resume runs/a       (after 'hbm-ledger exec stop ID')",
+            ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:complete", "1:failed (run.json says where)", "2:refused: bad arguments, busy devices, port in use, wrong execution",
             "3:incomplete (run.json lists what is missing)", "130/143:interrupted (what this run started was stopped)"})
@@ -61,7 +66,7 @@ public final class CollectCommand implements Callable<Integer> {
     Path stateDir;
     @Option(names = "--devices", paramLabel = "IDS", description = "logical device ids, e.g. 0,1 (default 0..TP*DP-1)")
     String devices;
-    @Option(names = "--port", description = "server port (default: the command's --port, else 8000)")
+    @Option(names = "--port", paramLabel = "PORT", description = "server port (default: the command's --port, else 8000)")
     Integer port;
     @Option(names = "--env", paramLabel = "NAME=VALUE", description = "extra environment for the server")
     Map<String, String> env = new LinkedHashMap<>();
@@ -69,25 +74,25 @@ public final class CollectCommand implements Callable<Integer> {
     int msprofHz;
     @Option(names = "--no-msprof", description = "do not wrap the server in msprof (the run will be incomplete)")
     boolean noMsprof;
-    @Option(names = "--baseline-samples", defaultValue = "3", description = "idle npu-smi samples (default ${DEFAULT-VALUE})")
+    @Option(names = "--baseline-samples", paramLabel = "N", defaultValue = "3", description = "idle npu-smi samples (default ${DEFAULT-VALUE})")
     int baselineSamples;
-    @Option(names = "--ready-samples", defaultValue = "3", description = "samples once ready (default ${DEFAULT-VALUE})")
+    @Option(names = "--ready-samples", paramLabel = "N", defaultValue = "3", description = "samples once ready (default ${DEFAULT-VALUE})")
     int readySamples;
-    @Option(names = "--after-samples", defaultValue = "3", description = "samples after the load (default ${DEFAULT-VALUE})")
+    @Option(names = "--after-samples", paramLabel = "N", defaultValue = "3", description = "samples after the load (default ${DEFAULT-VALUE})")
     int afterSamples;
     @Option(names = "--sample-interval", paramLabel = "SECONDS", defaultValue = "2", description = "between samples (default ${DEFAULT-VALUE})")
     double sampleInterval;
     @Option(names = "--load-interval", paramLabel = "SECONDS", defaultValue = "1", description = "between samples during the load (default ${DEFAULT-VALUE})")
     double loadInterval;
-    @Option(names = "--api", defaultValue = "completions", description = "completions or chat (default ${DEFAULT-VALUE})")
+    @Option(names = "--api", paramLabel = "API", defaultValue = "completions", description = "completions or chat (default ${DEFAULT-VALUE})")
     String api;
-    @Option(names = "--requests", defaultValue = "16", description = "load requests (default ${DEFAULT-VALUE})")
+    @Option(names = "--requests", paramLabel = "N", defaultValue = "16", description = "load requests (default ${DEFAULT-VALUE})")
     int requests;
-    @Option(names = "--concurrency", defaultValue = "4", description = "requests in flight (default ${DEFAULT-VALUE})")
+    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "4", description = "requests in flight (default ${DEFAULT-VALUE})")
     int concurrency;
-    @Option(names = "--input-tokens", defaultValue = "1024", description = "prompt length, about one token per word (default ${DEFAULT-VALUE})")
+    @Option(names = "--input-tokens", paramLabel = "N", defaultValue = "1024", description = "prompt length, about one token per word (default ${DEFAULT-VALUE})")
     int inputTokens;
-    @Option(names = "--output-tokens", defaultValue = "128", description = "tokens generated per request (default ${DEFAULT-VALUE})")
+    @Option(names = "--output-tokens", paramLabel = "N", defaultValue = "128", description = "tokens generated per request (default ${DEFAULT-VALUE})")
     int outputTokens;
     @Option(names = "--stream-idle-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "longest silence in a streamed answer (default ${DEFAULT-VALUE})")
     double idleTimeout;

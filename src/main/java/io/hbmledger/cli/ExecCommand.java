@@ -85,7 +85,7 @@ public final class ExecCommand implements Runnable {
     static final class Start implements Callable<Integer> {
         @Mixin
         StateDir state;
-        @Option(names = "--port", description = "server port (default: --port of the command, else 8000)")
+        @Option(names = "--port", paramLabel = "PORT", description = "server port (default: --port of the command, else 8000)")
         Integer port;
         @Option(names = "--devices", paramLabel = "IDS", description = "logical device ids, e.g. 0,1 (ASCEND_RT_VISIBLE_DEVICES); default 0..TP*DP-1")
         String devices;
@@ -94,7 +94,7 @@ public final class ExecCommand implements Runnable {
         @Option(names = "--msprof", arity = "0..1", fallbackValue = "50", paramLabel = "HZ",
                 description = "run under msprof with --sys-hardware-mem=on at this frequency (default ${FALLBACK-VALUE} Hz)")
         Integer msprofHz;
-        @Option(names = "--id", description = "execution id (default: generated)")
+        @Option(names = "--id", paramLabel = "ID", description = "execution id (default: generated)")
         String id;
         @Option(names = "--no-wait", description = "return once started, without waiting for readiness")
         boolean noWait;
@@ -238,7 +238,7 @@ public final class ExecCommand implements Runnable {
         StateDir state;
         @Parameters(paramLabel = "EXECUTION_ID")
         String id;
-        @Option(names = {"-n", "--lines"}, defaultValue = "50", description = "number of lines (default ${DEFAULT-VALUE})")
+        @Option(names = {"-n", "--lines"}, paramLabel = "N", defaultValue = "50", description = "number of lines (default ${DEFAULT-VALUE})")
         int lines;
         @Spec
         CommandSpec spec;

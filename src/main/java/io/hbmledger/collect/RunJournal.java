@@ -57,6 +57,10 @@ public final class RunJournal {
 
     /** An existing run, read and checked by {@link RunDirectory#open} (paths stay inside the run). */
     public static RunJournal load(Path runDir) throws IOException {
+        if (!Files.isRegularFile(runDir.resolve(FILE))) {
+            throw new CollectException("no " + FILE + " in " + runDir + "; --resume expects a run directory written by"
+                    + " 'hbm-ledger collect' (the --out of an earlier collection)");
+        }
         try {
             return new RunJournal(runDir, RunDirectory.open(runDir).manifest());
         } catch (RunFileException e) {
