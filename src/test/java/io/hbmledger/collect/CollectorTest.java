@@ -175,8 +175,10 @@ class CollectorTest {
     void aHostWithoutMsprofIsRefusedUnlessAskedToGoWithout() throws Exception {
         Path bin = tmp.resolve("bin");
         Files.createDirectories(bin);
-        Files.createSymbolicLink(bin.resolve("npu-smi"), FakeAscend.BIN.resolve("npu-smi"));
-        Files.createSymbolicLink(bin.resolve("vllm"), FakeAscend.BIN.resolve("vllm"));
+        for (String tool : List.of("npu-smi", "vllm")) {
+            Files.copy(FakeAscend.BIN.resolve(tool), bin.resolve(tool));
+            assertThat(bin.resolve(tool).toFile().setExecutable(true)).isTrue();
+        }
         fake.env.put("PATH", bin + ":/usr/local/bin:/usr/bin:/bin");
         Path run = tmp.resolve("run");
         Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, spec(model(), List.of(0)));
