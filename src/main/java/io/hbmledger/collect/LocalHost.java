@@ -19,22 +19,22 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-/** This machine. Process groups are read from /proc and signalled with kill(1), because the JDK cannot send SIGINT. */
+/** This machine. Process groups are read from /proc and signalled with the shell's kill, because the JDK cannot send SIGINT. */
 public final class LocalHost implements Host {
 
     // Runs beside the collector; when the collector's JVM disappears (even by SIGKILL) it stops the
     // group with the same INT -> TERM -> KILL ladder. Arguments arrive as $1 $2, never spliced in.
     static final String GUARD_SCRIPT = String.join("\n",
             "jvm=$1; pg=$2",
-            "alive() { env kill -0 -- \"-$pg\" 2>/dev/null; }",
-            "while env kill -0 \"$jvm\" 2>/dev/null; do alive || exit 0; sleep 0.5; done",
+            "alive() { kill -0 -\"$pg\" 2>/dev/null; }",
+            "while kill -0 \"$jvm\" 2>/dev/null; do alive || exit 0; sleep 0.5; done",
             "alive || exit 0",
-            "env kill -INT -- \"-$pg\" 2>/dev/null",
+            "kill -INT -\"$pg\" 2>/dev/null",
             "i=0; while [ $i -lt 30 ] && alive; do sleep 0.5; i=$((i+1)); done",
             "alive || exit 0",
-            "env kill -TERM -- \"-$pg\" 2>/dev/null",
+            "kill -TERM -\"$pg\" 2>/dev/null",
             "i=0; while [ $i -lt 10 ] && alive; do sleep 0.5; i=$((i+1)); done",
-            "alive && env kill -KILL -- \"-$pg\" 2>/dev/null",
+            "alive && kill -KILL -\"$pg\" 2>/dev/null",
             "exit 0");
 
     private final Map<String, String> env;
@@ -189,7 +189,16 @@ public final class LocalHost implements Host {
 
     @Override
     public void signalGroup(long pgid, String signal) throws IOException {
-        run(List.of("kill", "-" + signal, "--", "-" + pgid), Map.of(), Duration.ofSeconds(10));
+        // the shell's own kill: no dependency on procps; signal and group id are passed as $1 $2
+        run(List.of("sh", "-c", "kill -\"$1\" -\"$2\"", "sh", checkedSignal(signal), Long.toString(pgid)), Map.of(),
+                Duration.ofSeconds(10));
+    }
+
+    static String checkedSignal(String signal) {
+        if (!List.of("INT", "TERM", "KILL").contains(signal)) {
+            throw new IllegalArgumentException("signal " + signal + " is not one of INT, TERM, KILL");
+        }
+        return signal;
     }
 
     @Override

@@ -40,15 +40,15 @@ public final class SshHost implements Host {
     // collector died); at a normal end the group is already gone and the script exits quietly.
     static final String GUARD_SCRIPT = String.join("\n",
             "pg=$1",
-            "alive() { env kill -0 -- \"-$pg\" 2>/dev/null; }",
+            "alive() { kill -0 -\"$pg\" 2>/dev/null; }",
             "cat >/dev/null",
             "alive || exit 0",
-            "env kill -INT -- \"-$pg\" 2>/dev/null",
+            "kill -INT -\"$pg\" 2>/dev/null",
             "i=0; while [ $i -lt 30 ] && alive; do sleep 0.5; i=$((i+1)); done",
             "alive || exit 0",
-            "env kill -TERM -- \"-$pg\" 2>/dev/null",
+            "kill -TERM -\"$pg\" 2>/dev/null",
             "i=0; while [ $i -lt 10 ] && alive; do sleep 0.5; i=$((i+1)); done",
-            "alive && env kill -KILL -- \"-$pg\" 2>/dev/null",
+            "alive && kill -KILL -\"$pg\" 2>/dev/null",
             "exit 0");
 
     private final Session session;
@@ -239,7 +239,10 @@ public final class SshHost implements Host {
 
     @Override
     public void signalGroup(long pgid, String signal) throws IOException {
-        run(List.of("kill", "-" + signal, "--", "-" + pgid), Map.of(), Duration.ofSeconds(20));
+        if (!List.of("INT", "TERM", "KILL").contains(signal)) {
+            throw new IllegalArgumentException("signal " + signal + " is not one of INT, TERM, KILL");
+        }
+        run(List.of("sh", "-c", "kill -\"$1\" -\"$2\"", "sh", signal, Long.toString(pgid)), Map.of(), Duration.ofSeconds(20));
     }
 
     @Override
