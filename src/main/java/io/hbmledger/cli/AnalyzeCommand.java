@@ -76,6 +76,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--model", description = "model name for the heading (evidence files only)")
     String model;
 
+    @Option(names = "--all-devices", description = "print every device's full ledger (by default, above 4 devices a summary and the notable devices)")
+    boolean allDevices;
+
     @Option(names = "--no-write", description = "do not write report.json into the run directory")
     boolean noWrite;
 
@@ -162,6 +165,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         EvidenceSet ev = new EvidenceSet(tagged, infos, layout);
         Ledger ledger = Attribution.standard().attribute(ev);
+        if (runDir != null) {
+            ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
+        }
         String runName = runDir == null ? null : runDir.dir().toString();
         String json = new LedgerJsonWriter().toJson(ledger, layout, runName);
         String shown;
@@ -169,7 +175,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
             shown = json;
         } else {
             StringWriter buf = new StringWriter();
-            new LedgerTextWriter().write(ledger, layout, runName, new PrintWriter(buf));
+            new LedgerTextWriter(allDevices).write(ledger, layout, runName,
+                    runDir == null ? null : runDir.manifest().source(), new PrintWriter(buf));
             shown = buf.toString();
         }
         if (runDir != null && !noWrite) {

@@ -9,8 +9,9 @@ import picocli.CommandLine.Command;
         version = "hbm-ledger 0.1.0",
         description = "Where did my accelerator memory go? A per-device HBM ledger for vLLM servers.",
         subcommands = {
-            EvidenceCommand.class,
             AnalyzeCommand.class,
+            EvidenceCommand.class,
+            WeightsCommand.class,
             ExecCommand.class,
             CollectCommand.class,
             CommandLine.HelpCommand.class

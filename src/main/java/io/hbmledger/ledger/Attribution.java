@@ -36,9 +36,10 @@ public final class Attribution {
             new ResidualRule(),
             new LedgerSumCheck(),
             new BudgetCheck(),
-            new MixedMomentsCheck());
+            new MixedMomentsCheck(),
+            new LaterSamplesCheck());
 
-    public static final List<RunRule> RUN_RULES = List.of(new StatusRule());
+    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

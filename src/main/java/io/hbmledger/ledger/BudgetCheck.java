@@ -36,10 +36,20 @@ final class BudgetCheck implements DeviceRule {
                     "the log gives no " + (util.isEmpty() ? "gpu_memory_utilization" : "total memory")));
             return;
         }
-        long budget = BigDecimal.valueOf(util.get().t().o().value()).multiply(BigDecimal.valueOf(t))
-                .setScale(0, RoundingMode.FLOOR).longValueExact();
-        String head = "budget " + util.get().t().o().text() + " x " + Units.gib(t) + " = " + Units.gib(budget)
-                + " (" + util.get().t().source().file() + ":" + util.get().t().o().line() + ")";
+        // vLLM's own product (V0 "total_gpu_memory (X) x gpu_memory_utilization (u) = Y") is more
+        // precise than one worked from its rounded total, so it wins when printed.
+        Optional<RankPick.Picked> printed = RankPick.pick(ev.vllm("instance_budget"), rank, ev.layout());
+        long budget;
+        String head;
+        if (printed.isPresent()) {
+            budget = printed.get().t().o().bytes();
+            head = "budget " + Units.gib(budget) + " as vLLM printed it (" + printed.get().t().source().shortForm() + ")";
+        } else {
+            budget = BigDecimal.valueOf(util.get().t().o().value()).multiply(BigDecimal.valueOf(t))
+                    .setScale(0, RoundingMode.FLOOR).longValueExact();
+            head = "budget " + util.get().t().o().text() + " x " + Units.gib(t) + " = " + Units.gib(budget)
+                    + " (" + util.get().t().source().file() + ":" + util.get().t().o().line() + ")";
+        }
         Long share = null;
         String what = null;
         Optional<Entry> server = d.get(Component.SERVER_PROCESSES).filter(Entry::known);

@@ -22,7 +22,7 @@ final class CapacityAndUsedRule implements DeviceRule {
         for (Moment m : order) {
             for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
                 List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-                Optional<TaggedObservation> used = pick(rows, "hbm_used", "memory_used");
+                Optional<TaggedObservation> used = pick(rows, "hbm_used", "memory_used", "fb_used");
                 if (used.isEmpty()) {
                     continue;
                 }
@@ -31,15 +31,18 @@ final class CapacityAndUsedRule implements DeviceRule {
                 ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
                 TaggedObservation u = used.get();
                 d.used = new Amount(u.o().bytes(), u.source(), note(u, m));
-                pick(rows, "hbm_total", "memory_total").ifPresent(c ->
+                pick(rows, "hbm_total", "memory_total", "fb_total").ifPresent(c ->
                         d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
                 return;
             }
         }
         // No sample at the moment: capacity does not change, so any sample of the device gives it.
-        for (EvidenceSet.FileInfo f : ev.filesOf("npu-smi")) {
+        for (EvidenceSet.FileInfo f : ev.files()) {
+            if (!EvidenceSet.isDeviceSample(f.format())) {
+                continue;
+            }
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-            Optional<TaggedObservation> cap = pick(rows, "hbm_total", "memory_total");
+            Optional<TaggedObservation> cap = pick(rows, "hbm_total", "memory_total", "fb_total");
             if (cap.isPresent()) {
                 ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
                 TaggedObservation c = cap.get();
@@ -50,16 +53,24 @@ final class CapacityAndUsedRule implements DeviceRule {
             }
         }
         d.used = Amount.unknown("no npu-smi sample at " + d.moment
-                + (ev.hasFormat("npu-smi") ? " (the run's samples are from other moments)" : ""));
+                + (ev.files().stream().anyMatch(f -> EvidenceSet.isDeviceSample(f.format()))
+                        ? " (the run's samples are from other moments)" : ""));
     }
 
-    private static Optional<TaggedObservation> pick(List<TaggedObservation> rows, String hbm, String ddr) {
-        Optional<TaggedObservation> h = rows.stream().filter(t -> t.quantity().equals(hbm)).findFirst();
-        return h.isPresent() ? h : rows.stream().filter(t -> t.quantity().equals(ddr)).findFirst();
+    /** The first quantity, in the order given, that the rows have. */
+    private static Optional<TaggedObservation> pick(List<TaggedObservation> rows, String... quantities) {
+        for (String q : quantities) {
+            Optional<TaggedObservation> h = rows.stream().filter(t -> t.quantity().equals(q)).findFirst();
+            if (h.isPresent()) {
+                return h;
+            }
+        }
+        return Optional.empty();
     }
 
     private static String note(TaggedObservation t, Moment m) {
-        String what = t.quantity().startsWith("memory_") ? "DDR Memory-Usage (this chip shows no HBM)" : "HBM-Usage";
+        String what = t.quantity().startsWith("memory_") ? "DDR Memory-Usage (this chip shows no HBM)"
+                : t.quantity().startsWith("fb_") ? "nvidia-smi FB memory" : "HBM-Usage";
         return what + ", " + (m == null ? "sample without a stated moment" : m.jsonName() + " sample");
     }
 }

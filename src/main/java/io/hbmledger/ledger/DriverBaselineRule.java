@@ -1,37 +1,48 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.run.Moment;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The driver's fixed usage from an idle npu-smi sample of the same device (moment
  * {@code baseline}), measured. It persists while the server runs; without an idle sample it is
- * unknown, never 0.
+ * unknown, never 0. With several idle samples (collection takes a few) the first is used and the
+ * note gives their range, so drift is visible.
  */
 final class DriverBaselineRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
+        List<TaggedObservation> used = new ArrayList<>();
+        long procs = 0;
         for (EvidenceSet.FileInfo f : ev.smiFiles(Moment.BASELINE)) {
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-            Optional<TaggedObservation> used = rows.stream().filter(t -> t.quantity().equals("hbm_used")).findFirst();
-            if (used.isEmpty()) {
-                used = rows.stream().filter(t -> t.quantity().equals("memory_used")).findFirst();
-            }
-            if (used.isPresent()) {
-                TaggedObservation u = used.get();
-                long procs = rows.stream().filter(t -> t.quantity().equals("process_memory")).count();
-                String note = "device used in the idle sample taken before the server started";
-                if (procs > 0) {
-                    note += "; WARNING: that sample lists " + procs + " process(es) on this device, so it was not idle";
+            for (String q : List.of("hbm_used", "memory_used", "fb_used")) {
+                TaggedObservation u = rows.stream().filter(t -> t.quantity().equals(q)).findFirst().orElse(null);
+                if (u != null) {
+                    used.add(u);
+                    procs += rows.stream().filter(t -> t.quantity().equals("process_memory")).count();
+                    break;
                 }
-                d.put(new Entry(Component.DRIVER_BASELINE, u.o().bytes(), Confidence.MEASURED,
-                        List.of(u.source()), note, Moment.BASELINE.jsonName(), true, null));
-                return;
             }
         }
-        d.put(Entry.unknown(Component.DRIVER_BASELINE,
-                "no idle npu-smi sample (moment baseline) of this device"));
+        if (used.isEmpty()) {
+            d.put(Entry.unknown(Component.DRIVER_BASELINE,
+                    "no idle npu-smi sample (moment baseline) of this device"));
+            return;
+        }
+        TaggedObservation first = used.get(0);
+        String note = "device used in the idle sample taken before the server started";
+        if (used.size() > 1) {
+            long min = used.stream().mapToLong(t -> t.o().bytes()).min().orElseThrow();
+            long max = used.stream().mapToLong(t -> t.o().bytes()).max().orElseThrow();
+            note += "; first of " + used.size() + " idle samples, which range " + Units.gib(min) + " to " + Units.gib(max);
+        }
+        if (procs > 0) {
+            note += "; WARNING: the idle sample(s) list " + procs + " process(es) on this device, so it was not idle";
+        }
+        d.put(new Entry(Component.DRIVER_BASELINE, first.o().bytes(), Confidence.MEASURED,
+                List.of(first.source()), note, Moment.BASELINE.jsonName(), true, null));
     }
 }

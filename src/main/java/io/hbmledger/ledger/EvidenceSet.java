@@ -42,19 +42,25 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
 
     /** Device-sample files (npu-smi) taken at the given moment; null asks for untagged ones. */
     public List<FileInfo> smiFiles(Moment moment) {
-        return files.stream().filter(f -> f.format().startsWith("npu-smi"))
+        return files.stream().filter(f -> isDeviceSample(f.format()))
                 .filter(f -> Objects.equals(f.moment(), moment)).toList();
+    }
+
+    /** npu-smi or nvidia-smi output: a device sample. */
+    public static boolean isDeviceSample(String format) {
+        return format.startsWith("npu-smi") || format.startsWith("nvidia-smi");
     }
 
     /**
      * The npu-smi row observations of one logical device in one file. A table that shows the
      * chip's Phy-ID / Device id is matched on it; otherwise the logical id is taken as the NPU id
-     * with chip 0 (one chip per NPU, 910B).
+     * with chip 0 (one chip per NPU, 910B). nvidia-smi rows are matched on {@code gpu:<index>}.
      */
     public List<TaggedObservation> smiRows(String file, int logicalDevice) {
         List<TaggedObservation> inFile = where(t -> t.file().equals(file) && t.isSmi());
         boolean hasIds = inFile.stream().anyMatch(t -> t.o().deviceId() != null);
-        String key = "npu:" + logicalDevice + "/chip:0";
+        boolean gpu = inFile.stream().anyMatch(t -> t.format().startsWith("nvidia-smi"));
+        String key = gpu ? "gpu:" + logicalDevice : "npu:" + logicalDevice + "/chip:0";
         return inFile.stream().filter(t -> hasIds
                 ? Objects.equals(t.o().deviceId(), logicalDevice)
                 : key.equals(t.o().device())).toList();

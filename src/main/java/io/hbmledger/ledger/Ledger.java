@@ -17,6 +17,25 @@ public record Ledger(Status status, List<String> incompleteReasons, List<DeviceL
         notes = List.copyOf(notes);
     }
 
+    /**
+     * This ledger with the collection's own status and reasons (run.json) put first: a run the
+     * collector marked failed or incomplete stays so whatever the evidence shows.
+     */
+    public Ledger withCollection(String collectionStatus, List<String> collectionReasons) {
+        List<String> reasons = new java.util.ArrayList<>();
+        for (String r : collectionReasons) {
+            reasons.add("collection: " + r);
+        }
+        reasons.addAll(incompleteReasons);
+        Status s = status;
+        if ("failed".equals(collectionStatus)) {
+            s = Status.FAILED;
+        } else if (s == Status.COMPLETE && (!collectionReasons.isEmpty() || "incomplete".equals(collectionStatus))) {
+            s = Status.INCOMPLETE;
+        }
+        return new Ledger(s, reasons, devices, processLevel, notes);
+    }
+
     public enum Status {
         COMPLETE, INCOMPLETE, FAILED;
 

@@ -17,7 +17,12 @@ final class MissingComponentsRule implements DeviceRule {
             return;
         }
         d.putIfAbsent(Entry.unknown(Component.WEIGHTS, log ? "no weights line for this rank in the vLLM log" : noLog));
-        d.putIfAbsent(Entry.unknown(Component.KV_CACHE, log ? "no KV cache figure for this rank in the vLLM log" : noLog));
+        String kvNote = log ? "no KV cache figure for this rank in the vLLM log" : noLog;
+        if (!ev.vllm("kv_cache_tokens").isEmpty() && ev.quantity("kv_bytes_per_token").isEmpty()) {
+            kvNote += "; the log gives the KV cache size in tokens (line " + ev.vllm("kv_cache_tokens").get(0).o().line()
+                    + "): add the model's config.json to the run to infer bytes";
+        }
+        d.putIfAbsent(Entry.unknown(Component.KV_CACHE, kvNote));
         d.putIfAbsent(Entry.unknown(Component.GRAPH_POOL, log
                 ? "no graph capture figure in the log (eager mode, or the line was not printed)" : noLog));
         if (!d.hasKnown(Component.PROFILE_PEAK_REST)) {

@@ -29,14 +29,22 @@ final class ProcessTableRule implements DeviceRule {
         List<TaggedObservation> procs = ev.smiRows(d.sampleFile, d.logicalDevice).stream()
                 .filter(t -> t.quantity().equals("process_memory")).toList();
         List<Long> pids = ev.layout().serverPids();
+        // In a container, npu-smi may show host pids while the server's own pids are the
+        // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
+        String sampleFile = d.sampleFile;
+        boolean pidsSeen = !pids.isEmpty() && ev.where(t -> t.file().equals(sampleFile)
+                && t.quantity().equals("process_memory") && pids.contains(t.o().pid())).size() > 0;
+        boolean byPid = pidsSeen;
         List<TaggedObservation> server = new ArrayList<>();
         List<TaggedObservation> other = new ArrayList<>();
         for (TaggedObservation p : procs) {
-            boolean isServer = pids.isEmpty() ? byName(p.o().processName()) : pids.contains(p.o().pid());
+            boolean isServer = byPid ? pids.contains(p.o().pid()) : byName(p.o().processName());
             (isServer ? server : other).add(p);
         }
-        String how = pids.isEmpty() ? "told apart by process name (run.json names no server_pids)"
-                : "told apart by deployment.server_pids";
+        String how = byPid ? "told apart by deployment.server_pids"
+                : pids.isEmpty() ? "told apart by process name (vllm, python, ray; run.json names no server_pids)"
+                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this npu-smi table"
+                        + " (a container shows other pids than the host)";
         long serverBytes = sum(server);
         long otherBytes = sum(other);
         boolean split = d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
@@ -47,7 +55,10 @@ final class ProcessTableRule implements DeviceRule {
                     d.sampleMoment, true, null);
             d.put(split ? e.notCounted("holds the vLLM components above, so not in the sum") : e);
         }
-        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, Confidence.MEASURED, sources(other),
+        // No other process: the table's rows for this device (or its usage row) are the evidence.
+        List<Source> otherSrc = !other.isEmpty() ? sources(other)
+                : !server.isEmpty() ? sources(server) : d.used.known() ? List.of(d.used.source()) : List.of();
+        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, Confidence.MEASURED, otherSrc,
                 other.isEmpty() ? "the process table lists no other process on this device"
                         : "other processes on this device (" + describe(other) + "), " + how,
                 d.sampleMoment, true, null));

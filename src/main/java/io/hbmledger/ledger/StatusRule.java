@@ -38,10 +38,19 @@ final class StatusRule implements RunRule {
         if (ev.smiFiles(io.hbmledger.run.Moment.BASELINE).isEmpty()) {
             run.incomplete("no idle baseline npu-smi sample: driver baseline unknown");
         }
+        java.util.Set<String> unknown = new java.util.LinkedHashSet<>();
         for (DeviceLedger d : run.devices()) {
             if (!d.used().known()) {
                 run.incomplete("no npu-smi sample of " + d.device() + " at " + d.moment() + ": used and residual unknown");
             }
+            for (Entry e : d.entries()) {
+                if (!e.known()) {
+                    unknown.add(e.component());
+                }
+            }
+        }
+        if (!unknown.isEmpty()) {
+            run.incomplete("ledger lines without evidence: " + String.join(", ", unknown));
         }
     }
 }

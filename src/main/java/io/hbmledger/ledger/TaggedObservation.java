@@ -26,7 +26,7 @@ public record TaggedObservation(Observation o, String file, String format, Momen
     }
 
     public boolean isSmi() {
-        return format.startsWith("npu-smi");
+        return format.startsWith("npu-smi") || format.startsWith("nvidia-smi");
     }
 
     public boolean isVllm() {

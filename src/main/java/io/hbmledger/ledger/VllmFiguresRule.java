@@ -47,13 +47,16 @@ final class VllmFiguresRule implements DeviceRule {
             TaggedObservation t = pk.t();
             boolean counted = true;
             String note = f.what + "; " + pk.note();
-            if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment)) {
+            if (t.o().bytes() < 0) {
+                // V1 prints a negative "Available KV cache memory" when nothing is left for KV.
+                counted = false;
+                note += "; negative: vLLM found no memory left for the KV cache and refuses to start";
+            } else if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment)) {
                 counted = false;
                 note += "; freed before the server was ready, so not in the sum";
             }
             d.put(new Entry(f.component, t.o().bytes(), pk.confidence(), List.of(t.source()), note,
-                    t.momentName() == null ? "startup" : t.momentName(), counted,
-                    pk.confidence() == Confidence.INFERRED ? "same value applied to each rank" : null));
+                    t.momentName() == null ? "startup" : t.momentName(), counted, null));
         }
     }
 }

@@ -20,13 +20,35 @@ import java.util.Locale;
  */
 public final class LedgerTextWriter {
 
+    /** Above this many devices, a summary table comes first and only notable devices are detailed. */
+    static final int DETAIL_ALL_UP_TO = 4;
+
+    private final boolean allDevices;
+
+    public LedgerTextWriter() {
+        this(false);
+    }
+
+    /** @param allDevices print every device's full ledger, however many there are */
+    public LedgerTextWriter(boolean allDevices) {
+        this.allDevices = allDevices;
+    }
+
     public void write(Ledger ledger, Layout layout, String run, PrintWriter out) {
+        write(ledger, layout, run, null, out);
+    }
+
+    /** @param source where the run's evidence came from (run.json {@code source}), or null */
+    public void write(Ledger ledger, Layout layout, String run, String source, PrintWriter out) {
         out.println("HBM ledger" + (run == null ? "" : " for " + run) + "   status: " + ledger.status().jsonName());
+        if (source != null && !source.isBlank()) {
+            out.println("  evidence from: " + source);
+        }
         StringBuilder dep = new StringBuilder("  deployment:");
         if (layout.model() != null) {
             dep.append(' ').append(layout.model());
         }
-        dep.append("  TP ").append(layout.tp()).append("  DP ").append(layout.dp()).append("  devices ")
+        dep.append(layout.model() == null ? " TP " : "  TP ").append(layout.tp()).append("  DP ").append(layout.dp()).append("  devices ")
                 .append(layout.devices()).append(layout.devicesGiven() ? "" : " (assumed)");
         out.println(dep);
         for (String r : ledger.incompleteReasons()) {
@@ -36,9 +58,26 @@ public final class LedgerTextWriter {
             out.println("  note: " + n);
         }
         out.println("  GiB = 2^30 bytes; (x.xx) = shown for reference, not in the sum; residual = used - sum");
-        for (DeviceLedger d : ledger.devices()) {
+        List<DeviceLedger> detailed = new ArrayList<>();
+        if (allDevices || ledger.devices().size() <= DETAIL_ALL_UP_TO) {
+            detailed.addAll(ledger.devices());
+        } else {
+            out.println();
+            summary(ledger.devices(), out);
+            for (DeviceLedger d : ledger.devices()) {
+                boolean failing = d.checks().stream().anyMatch(c -> c.status() == Check.Status.FAIL);
+                if (failing || detailed.isEmpty()) {
+                    detailed.add(d);
+                }
+            }
+        }
+        for (DeviceLedger d : detailed) {
             out.println();
             device(d, out);
+        }
+        if (detailed.size() < ledger.devices().size()) {
+            out.println();
+            out.println("(" + (ledger.devices().size() - detailed.size()) + " more device ledgers: --all-devices prints them, --format json holds all)");
         }
         if (!ledger.processLevel().isEmpty()) {
             out.println();
@@ -51,6 +90,26 @@ public final class LedgerTextWriter {
             aligned(rows, new boolean[] {false, true, false, false, false}, out, "  ");
         }
         out.flush();
+    }
+
+    private static void summary(List<DeviceLedger> devices, PrintWriter out) {
+        out.println("summary (GiB)");
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"device", "rank", "capacity", "used", "counted", "residual", "checks"});
+        for (DeviceLedger d : devices) {
+            StringBuilder c = new StringBuilder();
+            for (Check k : d.checks()) {
+                if (k.status() == Check.Status.FAIL || k.status() == Check.Status.WARN) {
+                    c.append(c.length() == 0 ? "" : ", ").append(k.name()).append(' ').append(k.status().jsonName());
+                } else if (k.name().equals(Check.LEDGER_SUM_VS_USED) && k.detail().contains("by construction")) {
+                    c.append(c.length() == 0 ? "" : ", ").append("residual 0 by construction (server memory not split)");
+                }
+            }
+            rows.add(new String[] {d.device(), join(d.ranks()), gib(d.capacity().bytes(), true),
+                gib(d.used().bytes(), true), d.countedSum() == null ? "-" : gib(d.countedSum(), true),
+                gib(d.residualBytes(), true), c.length() == 0 ? "no warnings" : c.toString()});
+        }
+        aligned(rows, new boolean[] {false, true, true, true, true, true, false}, out, "  ");
     }
 
     private static void device(DeviceLedger d, PrintWriter out) {
@@ -78,7 +137,7 @@ public final class LedgerTextWriter {
             }
             notes.add(n);
         }
-        rows.add(new String[] {"sum of counted", d.countedSum() == null ? "-" : gib(d.countedSum(), true), "", "entries without parentheses"});
+        rows.add(new String[] {"sum of counted", d.countedSum() == null ? "-" : gib(d.countedSum(), true), "", "lines above without parentheses"});
         notes.add(null);
         rows.add(new String[] {"residual", gib(d.residualBytes(), true),
             d.residualBytes() == null ? Confidence.UNKNOWN.jsonName() : "inferred", "used - counted entries"});
@@ -92,7 +151,10 @@ public final class LedgerTextWriter {
             out.println(b.toString().stripTrailing());
             String n = notes.get(i);
             if (n != null && !n.isEmpty()) {
-                out.println("  " + " ".repeat(w[0] + 2 + w[1] + 2) + "  " + n);
+                String indent = "  " + " ".repeat(w[0] + 2 + w[1] + 2) + "  ";
+                for (String part : wrap(n, Math.max(60, NOTE_WIDTH - indent.length()))) {
+                    out.println(indent + part);
+                }
             }
         }
         out.println("  checks");
@@ -103,17 +165,58 @@ public final class LedgerTextWriter {
         aligned(checks, new boolean[] {false, false, false}, out, "    ");
     }
 
+    /** Notes are wrapped so that a line stays within this many columns where possible. */
+    static final int NOTE_WIDTH = 120;
+
+    /** Splits text at spaces into lines of at most width characters (longer words stay whole). */
+    static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        if (line.length() > 0) {
+            lines.add(line.toString());
+        }
+        return lines;
+    }
+
     private static String[] amountRow(String name, DeviceLedger.Amount a) {
         return new String[] {name, gib(a.bytes(), true),
             a.known() ? Confidence.MEASURED.jsonName() : Confidence.UNKNOWN.jsonName(),
-            a.source() == null ? "-" : a.source().shortForm()};
+            a.source() == null ? "no evidence" : a.source().shortForm()};
     }
 
     private static String sources(List<Source> s) {
         if (s.isEmpty()) {
-            return "-";
+            return "no evidence";
         }
-        return s.get(0).shortForm() + (s.size() > 1 ? " +" + (s.size() - 1) + " more" : "");
+        StringBuilder b = new StringBuilder(s.get(0).shortForm());
+        java.util.Set<Integer> lines = new java.util.LinkedHashSet<>();
+        int elsewhere = 0;
+        for (Source x : s.subList(1, s.size())) {
+            if (x.file().equals(s.get(0).file())) {
+                if (x.line() != s.get(0).line()) {
+                    lines.add(x.line());
+                }
+            } else {
+                elsewhere++;
+            }
+        }
+        for (int line : lines) {
+            b.append(", :").append(line);
+        }
+        if (elsewhere > 0) {
+            b.append(" +").append(elsewhere).append(" more");
+        }
+        return b.toString();
     }
 
     static String gib(Long bytes, boolean counted) {

@@ -50,6 +50,8 @@ public final class SimHostCli {
                     return 0;
                 case "hold":
                     return hold(args, home, out);
+                case "warmup":
+                    return warmup();
                 default:
                     err.println("hbm-sim (SIMULATOR): unknown command '" + verb + "'");
                     err.print(usage());
@@ -117,6 +119,31 @@ public final class SimHostCli {
             Thread.currentThread().interrupt();
         }
         store.release(device, pid, "hold");
+        return 0;
+    }
+
+    /**
+     * Loads the classes the stand-ins use (JSON state round trip, npu-smi rendering) without any
+     * state directory; the launcher records them in a class-data archive so later starts are faster.
+     */
+    private static int warmup() throws IOException {
+        Path tmp = Files.createTempDirectory("hbm-sim-warmup");
+        try {
+            SimStateStore store = new SimStateStore(tmp);
+            store.init(SimStateStore.idleHost(8, "910B1", 65536));
+            store.allocate(0, SimState.Allocation.own("warmup", "hold", SimState.MIB));
+            SimState s = store.releaseAll(ProcessHandle.current().pid());
+            NpuSmiFormat.info(s);
+            NpuSmiFormat.usages(s, 0);
+            MsprofFormat.npuMemRow(0, "APP", 0, 0);
+        } finally {
+            try (var files = Files.list(tmp)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(tmp);
+        }
         return 0;
     }
 

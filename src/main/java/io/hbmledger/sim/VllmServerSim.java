@@ -41,14 +41,18 @@ public final class VllmServerSim {
     }
 
     public static void main(String[] argv) {
-        int code = run(argv, System.getenv(), System.out, System.err);
-        if (code != 0) {
-            System.exit(code);
-        }
+        System.exit(run(argv, System.getenv(), System.out, System.err));
     }
 
     /** Runs the server; returns only on failure (the exit code), or blocks until killed. */
     static int run(String[] argv, Map<String, String> env, PrintStream out, PrintStream err) {
+        if (java.util.Arrays.asList(argv).contains("--help") || java.util.Arrays.asList(argv).contains("-h")) {
+            out.println("vllm SIMULATOR (hbm-ledger): vllm serve MODEL [--port P] [--tensor-parallel-size N] "
+                    + "[--data-parallel-size N] [--gpu-memory-utilization U] [--api-key K] [--max-model-len N] "
+                    + "[--enforce-eager] [--sim-* ...]; no NPU is used, memory comes from $HBM_SIM_HOME. "
+                    + "See docs/readme-sim.md.");
+            return 0;
+        }
         VllmArgs args;
         SimStateStore store;
         try {

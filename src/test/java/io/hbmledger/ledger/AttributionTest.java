@@ -43,23 +43,8 @@ class AttributionTest {
      */
     @Test
     void a3SingleRankWithBaselineOnly() {
-        file("npu-smi.txt", "npu-smi-info", Moment.BASELINE);
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        // npu-smi line 9: "| 0     0   | 0000:9D:00.0 | 0  0 / 0  3412 / 65536 |" (Chip 0, Phy-ID 0)
-        add("npu-smi.txt", Observation.bytes("hbm_used", 3412 * MIB, 9, "3412").withDevice("npu:0/chip:0").withDeviceId(0));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0").withDeviceId(0));
-        // line 12: chip 1 (Phy-ID 1), another device: must not leak into device 0
-        add("npu-smi.txt", Observation.bytes("hbm_used", 3189 * MIB, 12, "3189").withDevice("npu:0/chip:1").withDeviceId(1));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 12, "65536").withDevice("npu:0/chip:1").withDeviceId(1));
-        String p = "EngineCore_0 pid=1440043";
-        add("serve.log", Observation.value("memory_utilization", 0.8, 8, "0.8"));
-        add("serve.log", Observation.bytes("weights", 16948692569L, 46, "15.7847 GB").withProcess(p));
-        add("serve.log", Observation.bytes("available_memory", 34184553369L, 47, "34184553369").withProcess(p));
-        add("serve.log", Observation.bytes("total_memory", 65464696832L, 47, "65464696832").withProcess(p));
-        add("serve.log", Observation.value("kv_cache_tokens", 252800, 48, "252,800").withProcess(p));
-
-        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
-                Layout.of(1, 1, List.of(0), List.of(), "Llama-3.1-8B")));
+        EvidenceSet ev = LedgerFixtures.a3();
+        Ledger l = Attribution.standard().attribute(ev);
         assertThat(l.devices()).hasSize(1);
         DeviceLedger d = l.devices().get(0);
         assertThat(d.device()).isEqualTo("npu:0/chip:0");
@@ -106,34 +91,8 @@ class AttributionTest {
      */
     @Test
     void oomLedgerOfTheFailedDevice() {
-        file("npu-smi.txt", "npu-smi-info", Moment.OOM);
-        file("oom.log", "vllm-log", Moment.OOM);
-        // npu-smi line 54: "| 0 | 0000:D0:00.0 | 0  0 / 0  59351/ 65536 |" of NPU 15 (no Phy-ID column)
-        add("npu-smi.txt", Observation.bytes("hbm_used", 59351 * MIB, 54, "59351").withDevice("npu:15/chip:0"));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 54, "65536").withDevice("npu:15/chip:0"));
-        // line 9 (NPU 0) and 59 (its process): another device
-        add("npu-smi.txt", Observation.bytes("hbm_used", 59356 * MIB, 9, "59356").withDevice("npu:0/chip:0"));
-        add("npu-smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("npu-smi.txt", Observation.bytes("process_memory", 56057 * MIB, 59, "56057").withDevice("npu:0/chip:0")
-                .withPid(418635L).withProcessName("vllm"));
-        // line 89: "| 15  0 | 418714 | rayNPURayWork | 56063 |"
-        add("npu-smi.txt", Observation.bytes("process_memory", 56063 * MIB, 89, "56063").withDevice("npu:15/chip:0")
-                .withPid(418714L).withProcessName("rayNPURayWork"));
-        // log line 16: "Tried to allocate 17.50 GiB (NPU 15; 60.97 GiB total capacity; 53.74 GiB already
-        // allocated; 53.74 GiB current active; 5.96 GiB free; 54.36 GiB reserved in total by PyTorch)"
-        String p = "NPURayWorkerWrapper pid=399601, ip=192.0.2.10";
-        add("oom.log", Observation.bytes("oom_tried", 18790481920L, 16, "17.50 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_total_capacity", 65466039009L, 16, "60.97 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_allocated", 57702885622L, 16, "53.74 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_free", 6399501271L, 16, "5.96 GiB").withProcess(p).withDevice("npu:15"));
-        add("oom.log", Observation.bytes("oom_reserved", 58368605553L, 16, "54.36 GiB").withProcess(p).withDevice("npu:15"));
-
-        List<Integer> devices = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-            devices.add(i);
-        }
-        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
-                Layout.of(16, 1, devices, List.of(418635L, 418714L), "DeepSeek-R1")));
+        EvidenceSet ev = LedgerFixtures.oom();
+        Ledger l = Attribution.standard().attribute(ev);
         assertThat(l.status()).isEqualTo(Ledger.Status.FAILED);
         assertThat(l.incompleteReasons().get(0)).contains("out of memory on npu:15/chip:0").contains("oom.log:16");
         DeviceLedger d = l.devices().get(15);
@@ -218,6 +177,23 @@ class AttributionTest {
         assertThat(entry(d5, Component.OTHER_PROCESSES).bytes()).isZero();
         assertThat(d5.residualBytes()).isEqualTo(40000 * MIB - (9L << 30) - (20L << 30) - 40000 * MIB);
         assertThat(check(d5, Check.LEDGER_SUM_VS_USED).status()).isEqualTo(Check.Status.FAIL);
+        assertThat(d4.checks()).noneMatch(c -> c.name().equals(LaterSamplesCheck.NAME));
+    }
+
+    @Test
+    void afterSampleIsGrowthNotAPeak() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        file("after.txt", "npu-smi-info", Moment.AFTER);
+        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("after.txt", Observation.bytes("hbm_used", 42048 * MIB, 9, "42048").withDevice("npu:0/chip:0"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        Check c = check(l.devices().get(0), LaterSamplesCheck.NAME);
+        // 42048 - 40000 = 2048 MiB = 2.00 GiB > 2% of 64 GiB (1.28 GiB)
+        assertThat(c.status()).isEqualTo(Check.Status.WARN);
+        assertThat(c.detail()).contains("+2.00 GiB since ready").contains("not the activation peak");
+        assertThat(l.devices().get(0).used().bytes()).isEqualTo(40000 * MIB);
     }
 
     @Test
@@ -235,6 +211,105 @@ class AttributionTest {
         assertThat(kv.confidence()).isEqualTo(Confidence.INFERRED);
         assertThat(kv.arithmetic()).isEqualTo("252800 tokens x 131072 B/token = 33135001600 B (30.86 GiB)");
         assertThat(l.notes()).isEmpty();
+    }
+
+    /** nvidia-smi samples take the same rules: fb_used / fb_total per gpu:<index>. */
+    @Test
+    void nvidiaSmiSamples() {
+        file("smi.txt", "nvidia-smi", Moment.READY);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("smi.txt", Observation.bytes("fb_used", 70000 * MIB, 10, "70000MiB").withDevice("gpu:1"));
+        add("smi.txt", Observation.bytes("fb_total", 81559 * MIB, 10, "81559MiB").withDevice("gpu:1"));
+        add("smi.txt", Observation.bytes("process_memory", 69000 * MIB, 20, "69000MiB").withDevice("gpu:1")
+                .withPid(7L).withProcessName("python3"));
+        add("serve.log", Observation.bytes("weights", 15L << 30, 5, "15.00 GiB"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(1), List.of(), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(d.device()).isEqualTo("gpu:1");
+        assertThat(d.used().bytes()).isEqualTo(70000 * MIB);
+        assertThat(d.capacity().bytes()).isEqualTo(81559 * MIB);
+        // outside = 70000 - 69000 = 1000 MiB; the server process (by name) is split by weights, so not counted
+        assertThat(entry(d, Component.OUTSIDE_PROCESSES).bytes()).isEqualTo(1000 * MIB);
+        assertThat(entry(d, Component.SERVER_PROCESSES).counted()).isFalse();
+        assertThat(entry(d, Component.SERVER_PROCESSES).note()).contains("told apart by process name");
+        // residual = 70000 MiB - 15 GiB - 0 - 1000 MiB = 69000 MiB - 15360 MiB = 53640 MiB
+        assertThat(d.residualBytes()).isEqualTo(53640 * MIB);
+    }
+
+    /** A sample whose moment was not stated is used for ready, and the check says so. */
+    @Test
+    void untaggedSampleWarnsAndForeignRanksAreReported() {
+        file("smi.txt", "npu-smi-info", null);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("smi.txt", Observation.bytes("hbm_used", 30000 * MIB, 9, "30000").withDevice("npu:0/chip:0"));
+        add("smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("serve.log", Observation.bytes("weights", 20L << 30, 3, "20.00 GiB").withProcess("Worker_TP1 pid=2"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(d.used().bytes()).isEqualTo(30000 * MIB);
+        assertThat(check(d, Check.MIXED_MOMENTS).status()).isEqualTo(Check.Status.WARN);
+        assertThat(check(d, Check.MIXED_MOMENTS).detail()).contains("--moment FILE=ready");
+        // Worker_TP1 is rank 1, which a TP 1 deployment does not have
+        assertThat(entry(d, Component.WEIGHTS).bytes()).isNull();
+        assertThat(l.incompleteReasons()).anyMatch(r -> r.contains("rank(s) [1]") && r.contains("check tp"));
+    }
+
+    @Test
+    void collectionReasonsComeFirstAndKeepTheRunIncomplete() {
+        Ledger l = Attribution.standard().attribute(LedgerFixtures.a3())
+                .withCollection("incomplete", List.of("collected without msprof (--no-msprof)"));
+        assertThat(l.status()).isEqualTo(Ledger.Status.INCOMPLETE);
+        assertThat(l.incompleteReasons().get(0)).isEqualTo("collection: collected without msprof (--no-msprof)");
+        assertThat(l.incompleteReasons()).anyMatch(r -> r.startsWith("ledger lines without evidence: ")
+                && r.contains("graph_pool") && r.contains("hccl"));
+        assertThat(Attribution.standard().attribute(LedgerFixtures.a3()).withCollection("failed", List.of()).status())
+                .isEqualTo(Ledger.Status.FAILED);
+    }
+
+    @Test
+    void negativeKvBudgetIsShownNotCounted() {
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("serve.log", Observation.bytes("kv_cache_available", -(3L << 29), 12, "-1.50 GiB"));
+        Entry kv = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.KV_CACHE);
+        assertThat(kv.bytes()).isEqualTo(-(3L << 29));
+        assertThat(kv.counted()).isFalse();
+        assertThat(kv.note()).contains("no memory left for the KV cache");
+    }
+
+    /** Container pids that npu-smi does not show: fall back to process names and say so. */
+    @Test
+    void serverPidsFromAnotherNamespaceFallBackToNames() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("process_memory", 36000 * MIB, 40, "36000").withDevice("npu:0/chip:0")
+                .withPid(418635L).withProcessName("vllm"));
+        add("ready.txt", Observation.bytes("process_memory", 500 * MIB, 41, "500").withDevice("npu:0/chip:0")
+                .withPid(999L).withProcessName("monitor"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(1440043L), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(entry(d, Component.SERVER_PROCESSES).bytes()).isEqualTo(36000 * MIB);
+        assertThat(entry(d, Component.SERVER_PROCESSES).note()).contains("none of run.json's server_pids");
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isEqualTo(500 * MIB);
+    }
+
+    @Test
+    void severalIdleSamplesAndABusyOne() {
+        file("idle1.txt", "npu-smi-info", Moment.BASELINE);
+        file("idle2.txt", "npu-smi-info", Moment.BASELINE);
+        add("idle1.txt", Observation.bytes("hbm_used", 3412 * MIB, 9, "3412").withDevice("npu:0/chip:0"));
+        add("idle2.txt", Observation.bytes("hbm_used", 3420 * MIB, 9, "3420").withDevice("npu:0/chip:0"));
+        add("idle2.txt", Observation.bytes("process_memory", 8 * MIB, 40, "8").withDevice("npu:0/chip:0").withPid(5L));
+        Entry base = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.DRIVER_BASELINE);
+        // first sample: 3412 MiB; range 3412 MiB = 3.33 GiB .. 3420 MiB = 3.34 GiB
+        assertThat(base.bytes()).isEqualTo(3412 * MIB);
+        assertThat(base.note()).contains("first of 2 idle samples, which range 3.33 GiB to 3.34 GiB")
+                .contains("WARNING: the idle sample(s) list 1 process(es)");
     }
 
     @Test

@@ -4,21 +4,116 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.Observation;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
-/** Reader for Hugging Face config.json files. Not written yet: recognises nothing. */
+/**
+ * Reads a Hugging Face {@code config.json} ({@code model-config}): num_layers, hidden_size,
+ * num_attention_heads, num_kv_heads, head_dim, vocab_size, num_experts and kv_bytes_per_token
+ * (for the checkpoint dtype, {@code torch_dtype}), plus the MoE / MLA / MTP sizes the weights
+ * estimate uses. These are estimates' inputs, not measurements. For MLA models num_kv_heads and
+ * head_dim are not reported: {@code num_key_value_heads} does not size their KV cache.
+ */
 public final class ModelConfigReader implements EvidenceReader {
+
+    public static final String FORMAT = "model-config";
+
+    /** Internal: a PEFT adapter_config.json, recognised so that it is named, then reported as unknown. */
+    private static final String PEFT = "peft-adapter-config";
+
+    private static final List<String> MARKERS = List.of("\"model_type\"", "\"architectures\"",
+            "\"num_hidden_layers\"", "\"hidden_size\"");
 
     @Override
     public Optional<String> detect(FileHead head) {
-        return Optional.empty();
+        if (head.looksBinary()) {
+            return Optional.empty();
+        }
+        String text = head.text();
+        // an index, or a weights manifest (which embeds a config.json), is not a config
+        if (!text.stripLeading().startsWith("{") || text.contains("\"weight_map\"") || text.contains("hbm-ledger/weights-manifest/")) {
+            return Optional.empty();
+        }
+        if (text.contains("\"peft_type\"")) {
+            return Optional.of(PEFT);
+        }
+        long hits = MARKERS.stream().filter(text::contains).count();
+        return hits >= 2 ? Optional.of(FORMAT) : Optional.empty();
     }
 
     @Override
-    public EvidenceFile read(Path file, String displayPath, FileHead head)
-            throws IOException, EvidenceException {
-        throw new EvidenceException(displayPath, 0, "reader not written yet");
+    public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
+        if (detect(head).filter(PEFT::equals).isPresent()) {
+            return new EvidenceFile(displayPath, EvidenceFile.UNKNOWN, List.of(), List.of("line 1: a PEFT adapter_config.json, "
+                    + "not a model's config.json: it sizes nothing; read the adapter's adapter_model.safetensors for its bytes"));
+        }
+        return read(displayPath, Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    /** Pure: text in, observations out. */
+    public static EvidenceFile read(String display, String text) throws EvidenceException {
+        ModelConfig c = ModelConfigParser.parse(display, text);
+        List<Observation> obs = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        add(obs, c, "num_layers", c.numLayers(), null);
+        add(obs, c, "hidden_size", c.hiddenSize(), null);
+        add(obs, c, "num_attention_heads", c.numAttentionHeads(), null);
+        if (!c.isMla()) {
+            String kvNote = c.fieldKeys().containsKey("num_kv_heads") && c.fieldKeys().get("num_kv_heads") != null
+                    && c.fieldKeys().get("num_kv_heads").endsWith("num_attention_heads")
+                    ? " (no KV head key: num_attention_heads, MHA)" : null;
+            add(obs, c, "num_kv_heads", c.numKvHeads(), kvNote);
+            add(obs, c, "head_dim", c.headDim(), c.headDimDerived()
+                    ? " (hidden_size " + c.hiddenSize() + " / num_attention_heads " + c.numAttentionHeads() + ")" : null);
+        }
+        add(obs, c, "vocab_size", c.vocabSize(), null);
+        add(obs, c, "num_experts", c.numExperts(), null);
+        add(obs, c, "num_shared_experts", c.isMoe() ? c.numSharedExperts() : null, null);
+        add(obs, c, "num_experts_per_token", c.isMoe() ? c.numExpertsPerToken() : null, null);
+        add(obs, c, "intermediate_size", c.intermediateSize(), null);
+        add(obs, c, "moe_intermediate_size", c.isMoe() ? c.moeIntermediateSize() : null, null);
+        add(obs, c, "kv_lora_rank", c.kvLoraRank(), null);
+        add(obs, c, "qk_rope_head_dim", c.isMla() ? c.qkRopeHeadDim() : null, null);
+        if (c.numMtpLayers() > 0) {
+            add(obs, c, "num_mtp_layers", c.numMtpLayers(), null);
+        }
+        Integer eb = c.dtypeBytes();
+        String kvDtype = c.torchDtype();
+        Integer kvBits = c.quantization() == null ? null : c.quantization().kvCacheBits();
+        if (kvBits != null && kvBits % 8 == 0 && kvBits > 0) {
+            // the config names a KV cache dtype (compressed-tensors kv_cache_scheme): the contract sizes the KV by it
+            eb = kvBits / 8;
+            kvDtype = "kv_cache_scheme " + kvBits + "-bit";
+        }
+        if (eb == null) {
+            warnings.add("line " + c.lineOf("torch_dtype") + ": checkpoint dtype "
+                    + (c.torchDtype() == null ? "not given (no torch_dtype)" : "\"" + c.torchDtype() + "\" not known")
+                    + "; kv_bytes_per_token is not reported");
+        } else {
+            Long kv = c.kvBytesPerToken(eb);
+            if (kv != null) {
+                String anchor = c.isMla() ? "kv_lora_rank" : "num_kv_heads";
+                obs.add(Observation.bytes("kv_bytes_per_token", kv, c.lineOf(anchor), c.kvFormula(eb, kvDtype)));
+            }
+        }
+        if (c.numLayers() == null || c.hiddenSize() == null) {
+            warnings.add("line 1: no layer count or hidden size; this config.json cannot size a model");
+        }
+        return new EvidenceFile(display, FORMAT, obs, warnings);
+    }
+
+    private static void add(List<Observation> obs, ModelConfig c, String field, Integer v, String note) {
+        if (v == null) {
+            return;
+        }
+        // the value as written; a derived value shows its derivation instead
+        String text = note == null ? Integer.toString(v) : v + note;
+        obs.add(Observation.value(field, v, c.lineOf(field), text));
     }
 }

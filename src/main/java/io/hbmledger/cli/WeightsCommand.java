@@ -1,0 +1,120 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.safetensors.CheckpointManifest;
+import io.hbmledger.evidence.safetensors.ManifestJson;
+import io.hbmledger.evidence.safetensors.ModelDirectory;
+import io.hbmledger.report.WeightsJsonWriter;
+import io.hbmledger.report.WeightsTextWriter;
+import io.hbmledger.weights.Checkpoint;
+import io.hbmledger.weights.ParallelLayout;
+import io.hbmledger.weights.PlanOptions;
+import io.hbmledger.weights.WeightsPlan;
+import io.hbmledger.weights.WeightsPlanner;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code hbm-ledger weights MODEL_DIR --tp N}: checkpoint bytes per component and per device. */
+@Command(name = "weights", mixinStandardHelpOptions = true,
+        description = {
+            "Checkpoint weights per component: total bytes (exact from safetensors headers, else estimated",
+            "from config.json) and the estimated share on one device under vLLM's TP/DP/PP/EP sharding,",
+            "with the rule used. Reads only safetensors headers, never tensor data.",
+            "MODEL_DIR may also be a single .safetensors file, or a weights manifest",
+            "(hbm-ledger/weights-manifest/1) saved by --save-manifest."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:done", "2:the directory holds no usable weights or config, or a header is malformed"})
+public final class WeightsCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "MODEL_DIR", description = "model directory (config.json, *.safetensors) or a saved manifest")
+    Path model;
+
+    @Option(names = "--tp", defaultValue = "1", description = "tensor-parallel size (default: ${DEFAULT-VALUE})")
+    int tp;
+
+    @Option(names = "--dp", defaultValue = "1", description = "data-parallel size (default: ${DEFAULT-VALUE})")
+    int dp;
+
+    @Option(names = "--pp", defaultValue = "1", description = "pipeline-parallel size (default: ${DEFAULT-VALUE})")
+    int pp;
+
+    @Option(names = "--ep", description = "expert parallelism on (vLLM --enable-expert-parallel): experts spread whole over tp x dp")
+    boolean ep;
+
+    @Option(names = "--dtype", defaultValue = "auto", description = "vLLM --dtype (default: ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = "--kv-cache-dtype", defaultValue = "auto", description = "vLLM --kv-cache-dtype (default: ${DEFAULT-VALUE})")
+    String kvCacheDtype;
+
+    @Option(names = "--block-size", defaultValue = "128", description = "KV cache block size in tokens (default: ${DEFAULT-VALUE})")
+    int blockSize;
+
+    @Option(names = "--mtp", description = "MTP speculative decoding on: count the MTP layers the drafter loads")
+    boolean mtp;
+
+    @Option(names = "--save-manifest", paramLabel = "FILE", description = "also write the header manifest (no tensor data) to FILE")
+    Path saveManifest;
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE})")
+    OutputFormat format;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        if (tp < 1 || dp < 1 || pp < 1 || blockSize < 1) {
+            err.println("hbm-ledger: --tp, --dp, --pp and --block-size must be at least 1");
+            return Main.EXIT_BAD_INPUT;
+        }
+        CheckpointManifest manifest;
+        Checkpoint ckpt;
+        try {
+            if (Files.isDirectory(model) || !Files.exists(model)) {
+                manifest = ModelDirectory.scan(model);
+            } else if (model.getFileName().toString().endsWith(".safetensors")
+                    || ModelDirectory.isLfsPointer(model, Files.size(model))) {
+                manifest = ModelDirectory.scanFile(model);
+            } else {
+                manifest = ManifestJson.read(model.toString(), Files.readString(model, StandardCharsets.UTF_8));
+            }
+            ckpt = Checkpoint.from(manifest);
+        } catch (EvidenceException e) {
+            err.println("hbm-ledger: " + e.getMessage());
+            err.flush();
+            return Main.EXIT_BAD_INPUT;
+        }
+        WeightsPlan plan = WeightsPlanner.plan(ckpt, new ParallelLayout(tp, dp, pp, ep),
+                new PlanOptions(dtype, kvCacheDtype, mtp, blockSize));
+        StringWriter buf = new StringWriter();
+        if (format == OutputFormat.json) {
+            new WeightsJsonWriter().write(model.toString(), plan, buf);
+        } else {
+            new WeightsTextWriter().write(model.toString(), plan, new PrintWriter(buf));
+        }
+        if (saveManifest != null) {
+            StringWriter m = new StringWriter();
+            ManifestJson.write(manifest, m);
+            Path tmp = saveManifest.resolveSibling(saveManifest.getFileName() + ".tmp");
+            Files.writeString(tmp, m.toString(), StandardCharsets.UTF_8);
+            Files.move(tmp, saveManifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(buf);
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,51 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.run.Moment;
+import java.util.List;
+
+/**
+ * Compares device samples taken under load or after the workload with the ready ledger's used
+ * figure: one check per moment, against the largest sample of that moment (collection samples
+ * continuously under load). The difference is growth since ready (the allocator keeps what
+ * requests made it reserve), not an activation peak: a sample catches one instant, the peak needs
+ * msprof. Growth beyond 2% of capacity warns, since the ready ledger no longer describes the
+ * device then.
+ */
+final class LaterSamplesCheck implements DeviceRule {
+
+    static final String NAME = "growth_after_ready";
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (!"ready".equals(d.moment) || !d.used.known()) {
+            return;
+        }
+        for (Moment m : List.of(Moment.LOAD, Moment.AFTER)) {
+            TaggedObservation max = null;
+            int samples = 0;
+            for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
+                for (TaggedObservation t : ev.smiRows(f.file(), d.logicalDevice)) {
+                    if (t.quantity().equals("hbm_used") || t.quantity().equals("fb_used")
+                            || t.quantity().equals("memory_used")) {
+                        samples++;
+                        if (max == null || t.o().bytes() > max.o().bytes()) {
+                            max = t;
+                        }
+                        break;
+                    }
+                }
+            }
+            if (max == null) {
+                continue;
+            }
+            long later = max.o().bytes();
+            long growth = later - d.used.bytes();
+            long tolerance = d.capacity.known() ? d.capacity.bytes() / 50 : d.used.bytes() / 50;
+            d.check(new Check(NAME, growth > tolerance ? Check.Status.WARN : Check.Status.PASS,
+                    (samples > 1 ? "largest of " + samples + " " + m.jsonName() + " samples " : m.jsonName() + " sample ")
+                            + max.source().shortForm() + ": used " + Units.gib(later) + ", "
+                            + (growth >= 0 ? "+" : "") + Units.gib(growth)
+                            + " since ready; a sample is growth at one instant, not the activation peak (that needs msprof)"));
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package io.hbmledger.weights;
+
+/**
+ * One table row: the tensors of one component that share one shard rule.
+ *
+ * @param component the component
+ * @param rule how vLLM places these tensors
+ * @param tensors number of tensors
+ * @param parameters their element count (weights and scales alike)
+ * @param totalBytes their bytes in the checkpoint (exact from headers, else estimated)
+ * @param perDeviceBytes their bytes on the heaviest device (always an estimate), in the served dtype
+ * @param formula how perDeviceBytes was worked out, with this model's numbers
+ */
+public record ComponentShare(Component component, ShardRule rule, int tensors, long parameters, long totalBytes, long perDeviceBytes,
+                             String formula) {
+}

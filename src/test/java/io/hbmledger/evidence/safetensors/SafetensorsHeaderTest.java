@@ -1,0 +1,230 @@
+package io.hbmledger.evidence.safetensors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.evidence.Observation;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SafetensorsHeaderTest {
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Bytes of 8 elements (shape [2, 4]) of every dtype huggingface/safetensors defines, worked
+     * out by hand from each type's width: 1-byte types 8, 2-byte 16, 4-byte 32, 8-byte 64 (C64
+     * is two 32-bit floats), F4 is 4 bits (8 x 4 / 8 = 4), F6 6 bits (8 x 6 / 8 = 6).
+     */
+    private static final Map<String, Long> EIGHT_ELEMENTS = new LinkedHashMap<>();
+
+    static {
+        for (String d : new String[] {"BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ"}) {
+            EIGHT_ELEMENTS.put(d, 8L);
+        }
+        for (String d : new String[] {"I16", "U16", "F16", "BF16"}) {
+            EIGHT_ELEMENTS.put(d, 16L);
+        }
+        for (String d : new String[] {"I32", "U32", "F32"}) {
+            EIGHT_ELEMENTS.put(d, 32L);
+        }
+        for (String d : new String[] {"I64", "U64", "F64", "C64"}) {
+            EIGHT_ELEMENTS.put(d, 64L);
+        }
+        EIGHT_ELEMENTS.put("F4", 4L);
+        EIGHT_ELEMENTS.put("F6_E2M3", 6L);
+        EIGHT_ELEMENTS.put("F6_E3M2", 6L);
+    }
+
+    private Path write(String name, byte[] bytes) throws IOException {
+        Path p = dir.resolve(name);
+        Files.write(p, bytes);
+        return p;
+    }
+
+    @Test
+    void everyDtypeHasItsSize() throws Exception {
+        assertThat(EIGHT_ELEMENTS).hasSize(SafetensorsDtype.values().length);
+        SafetensorsWriter w = new SafetensorsWriter().metadata("{\"format\":\"pt\"}");
+        EIGHT_ELEMENTS.forEach((d, bytes) -> w.add("t." + d, d, bytes, 2, 4));
+        Path f = write("all.safetensors", w.build());
+
+        SafetensorsHeader h = SafetensorsHeader.read(f, "all.safetensors");
+
+        assertThat(h.tensors()).hasSize(EIGHT_ELEMENTS.size());
+        for (SafetensorsTensor t : h.tensors()) {
+            assertThat(t.bytes()).as(t.name()).isEqualTo(EIGHT_ELEMENTS.get(t.dtype().name()));
+        }
+        // 8 x 8 + 4 x 16 + 3 x 32 + 4 x 64 + 4 + 6 + 6 = 64 + 64 + 96 + 256 + 16 = 496
+        assertThat(h.tensorBytesTotal()).isEqualTo(496);
+        assertThat(h.metadata()).containsEntry("format", "pt");
+        assertThat(h.warnings()).isEmpty();
+        assertThat(h.headerBytes() % 8).isZero();
+        assertThat(h.fileSize()).isEqualTo(8 + h.headerBytes() + 496);
+    }
+
+    @Test
+    void readerReportsContractQuantities() throws Exception {
+        // BF16 [3, 5] = 30 bytes, F32 [7] = 28 bytes
+        SafetensorsWriter w = new SafetensorsWriter().add("a", "BF16", 30, 3, 5).add("b", "F32", 28, 7);
+        Path f = write("small.safetensors", w.build());
+        long n = w.headerJson().length();
+        long padded = (n + 7) / 8 * 8;
+
+        EvidenceFile ef = EvidenceReaders.all().read(f, "small.safetensors");
+
+        assertThat(ef.format()).isEqualTo("safetensors");
+        assertThat(ef.observations()).extracting(Observation::quantity)
+                .containsExactly("tensor_bytes_total", "tensor_count", "header_bytes");
+        assertThat(ef.observations().get(0).bytes()).isEqualTo(58);
+        assertThat(ef.observations().get(1).value()).isEqualTo(2.0);
+        assertThat(ef.observations().get(2).bytes()).isEqualTo(padded);
+    }
+
+    @Test
+    void detectsSafetensorsByContentWhateverTheName() throws Exception {
+        Path f = write("weights.bin", new SafetensorsWriter().add("a", "U8", 4, 4).build());
+        assertThat(EvidenceReaders.all().read(f, "weights.bin").format()).isEqualTo("safetensors");
+    }
+
+    @Test
+    void headerLengthBeyondTheFile() throws Exception {
+        byte[] header = "{}".getBytes(StandardCharsets.UTF_8);
+        Path f = write("short.safetensors", SafetensorsWriter.raw(4096, header, 0));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "short.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageStartingWith("short.safetensors: ")
+                .hasMessageContaining("declared header length 4096 bytes runs past the end of the file (file size 10 bytes");
+    }
+
+    @Test
+    void hugeDeclaredHeaderIsRefusedWithoutAllocating() throws Exception {
+        // 2^40 bytes declared in a 10-byte file: over the 100,000,000-byte cap, refused before any read
+        Path f = write("huge.safetensors", SafetensorsWriter.raw(1L << 40, "{}".getBytes(StandardCharsets.UTF_8), 0));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "huge.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageContaining("huge.safetensors")
+                .hasMessageContaining("declared header length 1099511627776 bytes exceeds the 100000000-byte limit");
+        // just over the cap, in a file that is that long would be valid otherwise: still refused
+        assertThatThrownBy(() -> SafetensorsHeader.declaredLength(SafetensorsWriter.raw(100_000_001L, new byte[0], 0),
+                200_000_000L, "x")).hasMessageContaining("exceeds the 100000000-byte limit");
+        // an unsigned length with the top bit set reads as a huge unsigned number, not a negative one
+        assertThatThrownBy(() -> SafetensorsHeader.declaredLength(SafetensorsWriter.raw(-1L, new byte[0], 0), 100, "x"))
+                .hasMessageContaining("18446744073709551615 bytes exceeds");
+    }
+
+    @Test
+    void headerNotJson() throws Exception {
+        Path f = write("garbage.safetensors", SafetensorsWriter.file("{\"a\": [1, 2", 0));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "garbage.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageStartingWith("garbage.safetensors: ")
+                .hasMessageContaining("header is not JSON");
+    }
+
+    @Test
+    void headerNotUtf8() throws Exception {
+        byte[] bad = {'{', '"', (byte) 0xC3, (byte) 0x28, '"', ':', '1', '}'};
+        Path f = write("latin.safetensors", SafetensorsWriter.raw(bad.length, bad, 0));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "latin.safetensors")).hasMessageContaining("not UTF-8");
+    }
+
+    @Test
+    void headerNotAnObject() throws Exception {
+        Path f = write("array.safetensors", SafetensorsWriter.file("[1, 2, 3]", 0));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "array.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageContaining("array.safetensors")
+                .hasMessageContaining("the header is JSON but not an object")
+                .hasMessageContaining("found an array");
+    }
+
+    @Test
+    void overlappingOffsets() throws Exception {
+        String h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+                + "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]}}";
+        Path f = write("overlap.safetensors", SafetensorsWriter.file(h, 12));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "overlap.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageContaining("overlap.safetensors")
+                .hasMessageContaining("tensors \"a\" [0, 8) and \"b\" [4, 12) overlap");
+    }
+
+    @Test
+    void offsetsPastTheData() throws Exception {
+        String h = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}";
+        Path f = write("truncated.safetensors", SafetensorsWriter.file(h, 10));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "truncated.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageContaining("truncated.safetensors")
+                .hasMessageContaining("tensor \"a\": data_offsets end 16 is past the data section (10 bytes after the header)");
+    }
+
+    @Test
+    void offsetsThatDisagreeWithDtypeAndShape() throws Exception {
+        String h = "{\"a\":{\"dtype\":\"BF16\",\"shape\":[4],\"data_offsets\":[0,4]}}";
+        Path f = write("mismatch.safetensors", SafetensorsWriter.file(h, 4));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "mismatch.safetensors"))
+                .hasMessageContaining("data_offsets [0, 4] hold 4 bytes but BF16 x shape [4] needs 8 bytes");
+    }
+
+    @Test
+    void subByteTensorMustFillWholeBytes() throws Exception {
+        String h = "{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}";
+        Path f = write("f4.safetensors", SafetensorsWriter.file(h, 2));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "f4.safetensors")).hasMessageContaining("12 bits, not a whole number of bytes");
+    }
+
+    @Test
+    void unknownDtype() throws Exception {
+        String h = "{\"a\":{\"dtype\":\"F7\",\"shape\":[1],\"data_offsets\":[0,1]}}";
+        Path f = write("f7.safetensors", SafetensorsWriter.file(h, 1));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "f7.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageContaining("f7.safetensors")
+                .hasMessageContaining("tensor \"a\": unknown dtype \"F7\"; expected one of BOOL U8 I8");
+    }
+
+    @Test
+    void shorterThanTheLengthPrefix() throws Exception {
+        Path f = write("tiny.safetensors", new byte[] {1, 2, 3});
+        assertThatThrownBy(() -> EvidenceReaders.all().read(f, "tiny.safetensors"))
+                .isInstanceOf(EvidenceException.class)
+                .hasMessageContaining("found only 3 bytes");
+    }
+
+    @Test
+    void gapsAndTrailingBytesAreWarningsNotErrors() throws Exception {
+        String h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+                + "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[8,12]}}";
+        Path f = write("gaps.safetensors", SafetensorsWriter.file(h, 20));
+        SafetensorsHeader hd = SafetensorsHeader.read(f, "gaps.safetensors");
+        assertThat(hd.tensorBytesTotal()).isEqualTo(8);
+        assertThat(hd.warnings()).containsExactly("4 bytes of the data section lie between tensors and belong to none",
+                "8 bytes after the last tensor (data section 20 bytes, tensors end at 12) belong to no tensor");
+    }
+
+    @Test
+    void zeroLengthHeader() throws Exception {
+        Path f = write("zero.safetensors", SafetensorsWriter.raw(0, new byte[] {'{'}, 0));
+        assertThatThrownBy(() -> SafetensorsHeader.read(f, "zero.safetensors")).hasMessageContaining("declared header length is 0 bytes");
+    }
+
+    @Test
+    void detachedHeaderStillChecksOverlaps() {
+        String h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+                + "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[7,15]}}";
+        assertThatThrownBy(() -> SafetensorsReader.detachedHeader("h.json", h.getBytes(StandardCharsets.UTF_8)))
+                .hasMessageContaining("h.json").hasMessageContaining("overlap");
+    }
+}
