@@ -62,6 +62,12 @@ public final class WeightsCommand implements Callable<Integer> {
     @Option(names = "--block-size", defaultValue = "128", description = "KV cache block size in tokens (default: ${DEFAULT-VALUE})")
     int blockSize;
 
+    @Option(names = "--fp8-weights", paramLabel = "stored|bf16", defaultValue = "stored",
+            description = {"how FP8 checkpoint weights are counted: stored (1 B each, as vLLM keeps them on FP8 GPUs; close to a",
+                "W8A8 int8 conversion) or bf16 (converted to 16 bits, block scales dropped: how an FP8 checkpoint",
+                "converted for Ascend, which has no FP8, is served) (default: ${DEFAULT-VALUE})"})
+    String fp8Weights;
+
     @Option(names = "--mtp", description = "MTP speculative decoding on: count the MTP layers the drafter loads")
     boolean mtp;
 
@@ -90,6 +96,10 @@ public final class WeightsCommand implements Callable<Integer> {
             err.println("hbm-ledger: --kv-cache-dtype " + kvCacheDtype + ": expected auto, fp8, fp8_e4m3, fp8_e5m2, int8, bfloat16 or float16");
             return Main.EXIT_BAD_INPUT;
         }
+        if (!fp8Weights.equals("stored") && !fp8Weights.equals("bf16")) {
+            err.println("hbm-ledger: --fp8-weights " + fp8Weights + ": expected stored or bf16");
+            return Main.EXIT_BAD_INPUT;
+        }
         CheckpointManifest manifest;
         Checkpoint ckpt;
         try {
@@ -101,7 +111,7 @@ public final class WeightsCommand implements Callable<Integer> {
             return Main.EXIT_BAD_INPUT;
         }
         WeightsPlan plan = WeightsPlanner.plan(ckpt, new ParallelLayout(tp, dp, pp, ep),
-                new PlanOptions(dtype, kvCacheDtype, mtp, blockSize));
+                new PlanOptions(dtype, kvCacheDtype, mtp, blockSize, fp8Weights.equals("bf16")));
         StringWriter buf = new StringWriter();
         if (format == OutputFormat.json) {
             new WeightsJsonWriter().write(model.toString(), plan, buf);

@@ -205,4 +205,20 @@ class WeightsCommandTest {
         Run r = refused(tmp.resolve("m.json"), "weights", idx.toString());
         assertThat(r.err()).contains(idx.toString(), "index", "pass the model directory");
     }
+
+    @Test
+    void fp8CheckpointHeaderAndColumnNameTheDtypes() throws Exception {
+        Path d = Files.createDirectories(tmp.resolve("r1"));
+        Files.createSymbolicLink(d.resolve("config.json"), Corpus.file("model-config/deepseek-r1_DeepseekV3ForCausalLM.config.json"));
+        Run r = run("weights", d.toString(), "--tp", "16");
+        assertThat(r.code()).as(r.err()).isZero();
+        String header = r.out().lines().filter(l -> l.startsWith("layout")).findFirst().orElseThrow();
+        assertThat(header).contains("bfloat16", "F8_E4M3 weights as stored");
+        assertThat(r.out()).contains("dtype stored -> served", "40.18 GiB (43139382208 B)");
+        Run bf16 = run("weights", d.toString(), "--tp", "16", "--fp8-weights", "bf16", "--format", "json");
+        assertThat(bf16.code()).as(bf16.err()).isZero();
+        // worked out in WeightsPlannerTest.deepSeekR1Fp8ConvertedToBf16DoublesTheFp8SharesAndDropsTheScales
+        assertThat(new ObjectMapper().readTree(bf16.out()).path("per_device_bytes").asLong()).isEqualTo(85_811_306_496L);
+        refused(tmp.resolve("m.json"), "weights", d.toString(), "--fp8-weights", "fp4");
+    }
 }
