@@ -259,6 +259,19 @@ public final class WeightsPlanner {
                         + "(2 B per weight: about " + both + " on the heaviest device; --fp8-weights bf16 counts that)");
             }
         }
+        if (layout.ep() && experts == 0) {
+            notes.add("--ep has no effect: the model has no routed experts, so nothing is spread by expert parallelism");
+        }
+        if (opts.drafterLoaded() && ckpt.tensors().stream().noneMatch(t -> TensorRole.of(t.name(), config).mtp())) {
+            notes.add("--mtp adds nothing: the checkpoint has no MTP layers (no num_nextn_predict_layers, no layers past num_hidden_layers)");
+        }
+        if (layout.pp() > 1 && config != null && config.numLayers() != null && layout.pp() > config.numLayers()) {
+            notes.add("PP " + layout.pp() + " exceeds the " + config.numLayers() + " decoder layers: some stages hold no layer at all");
+        }
+        if (ckpt.tensors().stream().anyMatch(t -> t.name().contains("lora_A") || t.name().contains("lora_B"))) {
+            notes.add("these are LoRA adapter tensors (lora_A / lora_B): vLLM loads adapters into its LoRA slots (--max-loras), "
+                    + "not into the base model's weights; the sharding rules above are for base-model layers");
+        }
         if (!"auto".equalsIgnoreCase(opts.dtype() == null ? "auto" : opts.dtype())) {
             notes.add("--dtype " + opts.dtype() + ": unquantized float tensors are counted at " + servedElementBytes()
                     + " B per element, as vLLM casts them on loading; quantized tensors stay as stored");

@@ -80,6 +80,8 @@ class WeightsCommandTest {
         JsonNode j = new ObjectMapper().readTree(r.out());
         assertThat(j.path("checkpoint_bytes").asLong()).isEqualTo(1_198_080L);
         assertThat(j.path("total_confidence").asText()).isEqualTo("exact");
+        // its tensor names hold lora_A / lora_B: an adapter, not base-model weights
+        assertThat(j.path("notes").toString()).contains("LoRA adapter tensors");
     }
 
     @Test

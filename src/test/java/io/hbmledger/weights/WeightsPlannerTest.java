@@ -249,4 +249,14 @@ class WeightsPlannerTest {
         // an unquantized checkpoint keeps the plain label
         assertThat(plan(dir, ParallelLayout.tp(4)).servedDtype()).isEqualTo("float16");
     }
+
+    @Test
+    void optionsThatChangeNothingSaySo() throws Exception {
+        // Qwen2.5-14B: dense (no experts), no MTP layers, 48 decoder layers
+        WeightsPlan p = WeightsPlanner.plan(Checkpoint.from(ModelDirectory.scan(CorpusCheckpoints.qwen14b(tmp))),
+                new ParallelLayout(4, 1, 64, true), new PlanOptions("auto", "auto", true, 128));
+        assertThat(p.notes()).anySatisfy(n -> assertThat(n).startsWith("--ep has no effect"))
+                .anySatisfy(n -> assertThat(n).startsWith("--mtp adds nothing"))
+                .anySatisfy(n -> assertThat(n).startsWith("PP 64 exceeds the 48 decoder layers"));
+    }
 }
