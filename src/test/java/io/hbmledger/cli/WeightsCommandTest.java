@@ -223,4 +223,14 @@ class WeightsCommandTest {
         assertThat(new ObjectMapper().readTree(bf16.out()).path("per_device_bytes").asLong()).isEqualTo(85_811_306_496L);
         refused(tmp.resolve("m.json"), "weights", d.toString(), "--fp8-weights", "fp4");
     }
+
+    @Test
+    void manifestWhoseOffsetsDisagreeWithTheShapeIsRefused() throws Exception {
+        // BF16 [4, 4] needs 4 x 4 x 2 = 32 bytes; the offsets give 16
+        Path m = Files.writeString(tmp.resolve("edited.json"), "{\"schema\": \"hbm-ledger/weights-manifest/1\", \"files\": [{\"name\": "
+                + "\"model.safetensors\", \"size\": 100, \"header_bytes\": 60, \"tensors\": [{\"name\": \"w\", \"dtype\": \"BF16\", "
+                + "\"shape\": [4, 4], \"data_offsets\": [0, 16]}]}]}\n");
+        Run r = refused(tmp.resolve("m.json"), "weights", m.toString());
+        assertThat(r.err()).contains(m.toString(), "model.safetensors", "\"w\"", "needs 32 bytes");
+    }
 }
