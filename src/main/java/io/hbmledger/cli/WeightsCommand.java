@@ -1,6 +1,7 @@
 package io.hbmledger.cli;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.modelconfig.ModelConfig;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
 import io.hbmledger.evidence.safetensors.ManifestJson;
 import io.hbmledger.evidence.safetensors.ModelDirectory;
@@ -31,10 +32,10 @@ import picocli.CommandLine.Model.CommandSpec;
             "Checkpoint weights per component: total bytes (exact from safetensors headers, else estimated",
             "from config.json) and the estimated share on one device under vLLM's TP/DP/PP/EP sharding,",
             "with the rule used. Reads only safetensors headers, never tensor data.",
-            "MODEL_DIR may also be a single .safetensors file, or a weights manifest",
+            "MODEL_DIR may also be a single .safetensors file, a config.json alone (estimate), or a weights manifest",
             "(hbm-ledger/weights-manifest/1) saved by --save-manifest."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "2:the directory holds no usable weights or config, or a header is malformed"})
+        exitCodeList = {"0:done", "2:unusable input (missing, unreadable, binary, not JSON, no weights or config, malformed header) or bad option"})
 public final class WeightsCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "MODEL_DIR", description = "model directory (config.json, *.safetensors) or a saved manifest")
@@ -61,6 +62,12 @@ public final class WeightsCommand implements Callable<Integer> {
     @Option(names = "--block-size", defaultValue = "128", description = "KV cache block size in tokens (default: ${DEFAULT-VALUE})")
     int blockSize;
 
+    @Option(names = "--fp8-weights", paramLabel = "stored|bf16", defaultValue = "stored",
+            description = {"how FP8 checkpoint weights are counted: stored (1 B each, as vLLM keeps them on FP8 GPUs; close to a",
+                "W8A8 int8 conversion) or bf16 (converted to 16 bits, block scales dropped: how an FP8 checkpoint",
+                "converted for Ascend, which has no FP8, is served) (default: ${DEFAULT-VALUE})"})
+    String fp8Weights;
+
     @Option(names = "--mtp", description = "MTP speculative decoding on: count the MTP layers the drafter loads")
     boolean mtp;
 
@@ -80,17 +87,23 @@ public final class WeightsCommand implements Callable<Integer> {
             err.println("hbm-ledger: --tp, --dp, --pp and --block-size must be at least 1");
             return Main.EXIT_BAD_INPUT;
         }
+        if (!"auto".equalsIgnoreCase(dtype) && ModelConfig.dtypeBytes(dtype) == null) {
+            err.println("hbm-ledger: --dtype " + dtype + ": expected auto, bfloat16, float16 or float32 (vLLM --dtype)");
+            return Main.EXIT_BAD_INPUT;
+        }
+        if (!"auto".equalsIgnoreCase(kvCacheDtype) && !kvCacheDtype.toLowerCase(java.util.Locale.ROOT).startsWith("fp8")
+                && ModelConfig.dtypeBytes(kvCacheDtype) == null) {
+            err.println("hbm-ledger: --kv-cache-dtype " + kvCacheDtype + ": expected auto, fp8, fp8_e4m3, fp8_e5m2, int8, bfloat16 or float16");
+            return Main.EXIT_BAD_INPUT;
+        }
+        if (!fp8Weights.equals("stored") && !fp8Weights.equals("bf16")) {
+            err.println("hbm-ledger: --fp8-weights " + fp8Weights + ": expected stored or bf16");
+            return Main.EXIT_BAD_INPUT;
+        }
         CheckpointManifest manifest;
         Checkpoint ckpt;
         try {
-            if (Files.isDirectory(model) || !Files.exists(model)) {
-                manifest = ModelDirectory.scan(model);
-            } else if (model.getFileName().toString().endsWith(".safetensors")
-                    || ModelDirectory.isLfsPointer(model, Files.size(model))) {
-                manifest = ModelDirectory.scanFile(model);
-            } else {
-                manifest = ManifestJson.read(model.toString(), Files.readString(model, StandardCharsets.UTF_8));
-            }
+            manifest = ModelDirectory.open(model);
             ckpt = Checkpoint.from(manifest);
         } catch (EvidenceException e) {
             err.println("hbm-ledger: " + e.getMessage());
@@ -98,7 +111,7 @@ public final class WeightsCommand implements Callable<Integer> {
             return Main.EXIT_BAD_INPUT;
         }
         WeightsPlan plan = WeightsPlanner.plan(ckpt, new ParallelLayout(tp, dp, pp, ep),
-                new PlanOptions(dtype, kvCacheDtype, mtp, blockSize));
+                new PlanOptions(dtype, kvCacheDtype, mtp, blockSize, fp8Weights.equals("bf16")));
         StringWriter buf = new StringWriter();
         if (format == OutputFormat.json) {
             new WeightsJsonWriter().write(model.toString(), plan, buf);
@@ -109,8 +122,17 @@ public final class WeightsCommand implements Callable<Integer> {
             StringWriter m = new StringWriter();
             ManifestJson.write(manifest, m);
             Path tmp = saveManifest.resolveSibling(saveManifest.getFileName() + ".tmp");
-            Files.writeString(tmp, m.toString(), StandardCharsets.UTF_8);
-            Files.move(tmp, saveManifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            try {
+                Files.writeString(tmp, m.toString(), StandardCharsets.UTF_8);
+                Files.move(tmp, saveManifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                Files.deleteIfExists(tmp);
+                err.println("hbm-ledger: --save-manifest " + saveManifest + ": cannot write ("
+                        + (e instanceof java.nio.file.NoSuchFileException ? "no such directory" : e.getClass().getSimpleName() + " " + e.getMessage())
+                        + "); nothing was written. Name a file in a writable, existing directory");
+                err.flush();
+                return Main.EXIT_BAD_INPUT;
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(buf);

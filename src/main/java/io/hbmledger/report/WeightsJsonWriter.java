@@ -54,6 +54,12 @@ public final class WeightsJsonWriter {
                 g.writeNumberField("total_bytes", c.totalBytes());
                 g.writeNumberField("per_device_bytes", c.perDeviceBytes());
                 g.writeStringField("formula", c.formula());
+                if (c.storedDtype() != null) {
+                    g.writeStringField("stored_dtype", c.storedDtype());
+                }
+                if (c.servedDtype() != null) {
+                    g.writeStringField("served_dtype", c.servedDtype());
+                }
                 g.writeEndObject();
             }
             g.writeEndArray();

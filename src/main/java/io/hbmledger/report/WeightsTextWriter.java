@@ -17,14 +17,15 @@ public final class WeightsTextWriter {
                 gib(p.checkpointBytes()), totalWord, p.source().what());
         out.printf("layout %s, weights served as %s%n%n", p.layout(), p.servedDtype());
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"component", "rule", "tensors", "parameters", "total (" + totalWord + ")", "per device (estimated)", "how"});
+        rows.add(new String[] {"component", "rule", "tensors", "parameters", "total (" + totalWord + ")", "per device (estimated)",
+            "dtype stored -> served", "how"});
         for (ComponentShare c : p.components()) {
             rows.add(new String[] {c.component().label(), c.rule().label(), Integer.toString(c.tensors()), params(c.parameters()),
-                gib(c.totalBytes()), gib(c.perDeviceBytes()), c.formula()});
+                gib(c.totalBytes()), gib(c.perDeviceBytes()), dtype(c), c.formula()});
         }
         rows.add(new String[] {"total", "", Integer.toString(p.components().stream().mapToInt(ComponentShare::tensors).sum()),
             params(p.components().stream().mapToLong(ComponentShare::parameters).sum()),
-            gib(p.checkpointBytes()), gib(p.perDeviceBytes()), p.layout().pp() > 1 ? "PP stage " + p.heaviestStage() + " (the heaviest)" : ""});
+            gib(p.checkpointBytes()), gib(p.perDeviceBytes()), "", p.layout().pp() > 1 ? "PP stage " + p.heaviestStage() + " (the heaviest)" : ""});
         aligned(rows, out);
         if (p.layout().pp() > 1) {
             out.print("per device by PP stage:");
@@ -46,6 +47,15 @@ public final class WeightsTextWriter {
             }
         }
         out.flush();
+    }
+
+    /** "BF16" when stored and served alike, "F8_E4M3 -> BF16" when the served dtype differs. */
+    static String dtype(ComponentShare c) {
+        if (c.storedDtype() == null) {
+            return "";
+        }
+        return c.servedDtype() == null || c.servedDtype().equals(c.storedDtype()) ? c.storedDtype()
+                : c.storedDtype() + " -> " + c.servedDtype();
     }
 
     static String params(long n) {

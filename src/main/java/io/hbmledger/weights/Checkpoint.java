@@ -66,7 +66,7 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
      */
     public static Checkpoint from(CheckpointManifest m) throws EvidenceException {
         String where = m.modelDir() == null ? "checkpoint" : m.modelDir();
-        ModelConfig config = m.configJson() == null ? null : ModelConfigParser.parse(where + "/config.json", m.configJson());
+        ModelConfig config = m.configJson() == null ? null : ModelConfigParser.parse(configName(where), m.configJson());
         List<String> notes = new ArrayList<>();
         long lfsBytes = m.lfsPointers().stream().mapToLong(CheckpointManifest.LfsFile::size).sum();
         if (!m.lfsPointers().isEmpty()) {
@@ -95,7 +95,7 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
         try {
             est = ConfigEstimator.tensors(config);
         } catch (IllegalArgumentException e) {
-            throw new EvidenceException(where + "/config.json", 0, e.getMessage());
+            throw new EvidenceException(configName(where), 0, e.getMessage());
         }
         if (m.files().isEmpty() && m.lfsPointers().isEmpty() && m.index() == null) {
             notes.add("no weights files in the directory (no *.safetensors, no index): sizes estimated from config.json alone");
@@ -105,6 +105,11 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
         notes.addAll(ConfigEstimator.caveats(config));
         checkIndex(est, m, notes);
         return new Checkpoint(est, Source.CONFIG, config, notes);
+    }
+
+    /** A config.json passed on its own is named as itself; otherwise the one in the model directory. */
+    private static String configName(String where) {
+        return where.endsWith(".json") ? where : where + "/config.json";
     }
 
     private static void checkIndex(List<CheckpointTensor> tensors, CheckpointManifest m, List<String> notes) {

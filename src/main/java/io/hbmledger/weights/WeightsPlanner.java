@@ -39,7 +39,18 @@ import java.util.regex.Pattern;
  *     one each to the stages before the last; embedding on the first stage, final norm and
  *     lm_head on the last.</li>
  * <li>{@code config.py} _get_and_verify_dtype: {@code --dtype auto} serves float32 checkpoints
- *     in 16 bits (float16; bfloat16 from v0.10.1), other checkpoints in their torch_dtype.</li>
+ *     in 16 bits (float16; bfloat16 from v0.10.1), other checkpoints in their torch_dtype. The
+ *     model's parameters are created in that dtype and unquantized checkpoint tensors are cast
+ *     into them, so an explicit {@code --dtype} resizes every unquantized float tensor.</li>
+ * <li>{@code quantization/fp8.py} Fp8LinearMethod / Fp8MoEMethod: an FP8-serialized checkpoint
+ *     keeps its weights in float8 (1 byte) and its block scales in float32, whatever
+ *     {@code --dtype} says; quantized integer tensors (GPTQ/AWQ packs) stay as stored too.</li>
+ * <li>Ascend: NPUs up to the 910 series have no FP8. vllm-ascend serves quantized models
+ *     through {@code --quantization ascend} with msModelSlim W8A8 weights (vllm-ascend docs,
+ *     user_guide/feature_guide/quantization), and Huawei's DeepSeek guide (hiascend
+ *     techArticles 20250222-1) says FP8 weights cannot be loaded: they are converted, to W8A8
+ *     (int8, still about 1 byte per weight) or to BF16 (2 bytes). {@link PlanOptions#fp8AsBf16()}
+ *     counts the BF16 case; the default counts FP8 as stored and says so in a note.</li>
  * </ul>
  */
 public final class WeightsPlanner {
@@ -122,9 +133,13 @@ public final class WeightsPlanner {
         boolean tiedHeadSeen = false;
         long mtpShare = 0;
         long mlaDerived = 0;
+        Map<Component, Map<ShardRule, java.util.TreeSet<String>[]>> dtypes = new EnumMap<>(Component.class);
+        long[] altStage = new long[pp];
+        long fp8Params = 0;
+        String fp8Name = null;
         for (CheckpointTensor t : ckpt.tensors()) {
             TensorRole role = TensorRole.of(t.name(), config);
-            long served = servedBytes(t, role);
+            long served = servedBytes(t, role, opts.fp8AsBf16());
             if (!role.mtp() && !role.scale() && t.name().endsWith("kv_b_proj.weight") && config != null && config.isMla()) {
                 // mla/common.py process_weights_after_loading: W_UK_T and W_UV come from kv_b_proj
                 // dequantized to the activation dtype (get_and_maybe_dequant_weights), per rank
@@ -144,6 +159,22 @@ public final class WeightsPlanner {
                 per = 0;
             }
             int s = stageOf(role);
+            if (isFp8(t.dtype()) && !role.scale() && rule != ShardRule.NOT_LOADED) {
+                fp8Params += t.elements();
+                fp8Name = t.dtype();
+            }
+            // the same tensor under the other FP8 choice, for the note that names both figures
+            long altPer = rule == ShardRule.TIED || rule == ShardRule.NOT_LOADED ? 0
+                    : share(t, role, servedBytes(t, role, !opts.fp8AsBf16())).bytes;
+            altStage[s] += altPer;
+            @SuppressWarnings("unchecked")
+            java.util.TreeSet<String>[] dt = dtypes.computeIfAbsent(role.component(), k -> new LinkedHashMap<>())
+                    .computeIfAbsent(rule, k -> new java.util.TreeSet[] {new java.util.TreeSet<String>(), new java.util.TreeSet<String>()});
+            dt[0].add(t.dtype());
+            String sd = servedDtype(t, role, opts.fp8AsBf16());
+            if (sd != null) {
+                dt[1].add(sd);
+            }
             long[] acc = rows.computeIfAbsent(role.component(), k -> new LinkedHashMap<>())
                     .computeIfAbsent(rule, k -> new long[3 + pp]);
             acc[0]++;
@@ -155,6 +186,7 @@ public final class WeightsPlanner {
                 // models/llama.py: with tied embeddings the last PP rank builds its own embed_tokens for lm_head to tie to
                 acc[3 + pp - 1] += per;
                 stage[pp - 1] += per;
+                altStage[pp - 1] += altPer;
                 String note = "tied embeddings under PP: the last stage holds its own copy of the embedding for lm_head";
                 if (!notes.contains(note)) {
                     notes.add(note);
@@ -171,7 +203,9 @@ public final class WeightsPlanner {
         for (Map.Entry<Component, Map<ShardRule, long[]>> c : rows.entrySet()) {
             for (Map.Entry<ShardRule, long[]> r : c.getValue().entrySet()) {
                 long[] a = r.getValue();
-                out.add(new ComponentShare(c.getKey(), r.getKey(), (int) a[0], a[2], a[1], a[3 + heaviest], formula(r.getKey())));
+                java.util.TreeSet<String>[] dt = dtypes.get(c.getKey()).get(r.getKey());
+                out.add(new ComponentShare(c.getKey(), r.getKey(), (int) a[0], a[2], a[1], a[3 + heaviest], formula(r.getKey()),
+                        String.join("/", dt[0]), dt[1].isEmpty() ? null : String.join("/", dt[1])));
             }
         }
         if (config != null && config.tieWordEmbeddings() && !tiedHeadSeen) {
@@ -206,6 +240,41 @@ public final class WeightsPlanner {
         if (experts > 0 && layout.ep() && experts % layout.moeGroup() != 0) {
             notes.add(experts + " experts over EP " + layout.moeGroup() + " do not divide evenly: the first ranks hold "
                     + ceilDiv(experts, layout.moeGroup()) + " experts, the figure is for them");
+        }
+        if (fp8Params > 0) {
+            long alt = 0;
+            for (long a : altStage) {
+                alt = Math.max(alt, a);
+            }
+            String both = String.format(Locale.ROOT, "%.2f GiB (%d B)", alt / 1073741824.0, alt);
+            if (opts.fp8AsBf16()) {
+                notes.add(fp8Params + " " + fp8Name + " weight parameters are counted converted to 16 bits (--fp8-weights bf16: 2 B each, "
+                        + "block scales dropped), as an FP8 checkpoint converted to BF16 for Ascend is served; counted as stored "
+                        + "(FP8, 1 B each, as vLLM on FP8 GPUs keeps them) the heaviest device would hold " + both);
+            } else {
+                notes.add(fp8Params + " " + fp8Name + " weight parameters are counted as stored, 1 B each, with their float32 block scales: "
+                        + "that is how vLLM keeps FP8 weights on GPUs with FP8 (Fp8LinearMethod), whatever --dtype says. "
+                        + "Ascend NPUs have no FP8 and vllm-ascend does not load FP8 checkpoints: they are served converted, "
+                        + "to W8A8 with msModelSlim (int8, still about 1 B per weight: close to this figure) or to BF16 "
+                        + "(2 B per weight: about " + both + " on the heaviest device; --fp8-weights bf16 counts that)");
+            }
+        }
+        if (layout.ep() && experts == 0) {
+            notes.add("--ep has no effect: the model has no routed experts, so nothing is spread by expert parallelism");
+        }
+        if (opts.drafterLoaded() && ckpt.tensors().stream().noneMatch(t -> TensorRole.of(t.name(), config).mtp())) {
+            notes.add("--mtp adds nothing: the checkpoint has no MTP layers (no num_nextn_predict_layers, no layers past num_hidden_layers)");
+        }
+        if (layout.pp() > 1 && config != null && config.numLayers() != null && layout.pp() > config.numLayers()) {
+            notes.add("PP " + layout.pp() + " exceeds the " + config.numLayers() + " decoder layers: some stages hold no layer at all");
+        }
+        if (ckpt.tensors().stream().anyMatch(t -> t.name().contains("lora_A") || t.name().contains("lora_B"))) {
+            notes.add("these are LoRA adapter tensors (lora_A / lora_B): vLLM loads adapters into its LoRA slots (--max-loras), "
+                    + "not into the base model's weights; the sharding rules above are for base-model layers");
+        }
+        if (!"auto".equalsIgnoreCase(opts.dtype() == null ? "auto" : opts.dtype())) {
+            notes.add("--dtype " + opts.dtype() + ": unquantized float tensors are counted at " + servedElementBytes()
+                    + " B per element, as vLLM casts them on loading; quantized tensors stay as stored");
         }
         if (ckpt.source() == Checkpoint.Source.CONFIG) {
             notes.add("tensor shapes are estimated from config.json (no safetensors headers): totals are estimates too");
@@ -318,11 +387,54 @@ public final class WeightsPlanner {
         return v + " rows -> " + padded + " (pad to 64) / tp " + layout.tp() + " = " + ceilDiv(padded, layout.tp()) + " rows per rank";
     }
 
-    private long servedBytes(CheckpointTensor t, TensorRole role) {
-        if (halveFloat32 && !role.scale() && ("F32".equals(t.dtype()) || "F64".equals(t.dtype()))) {
-            return t.elements() * 2;
+    private static boolean isFp8(String dtype) {
+        return "F8_E4M3".equals(dtype) || "F8_E5M2".equals(dtype);
+    }
+
+    private static boolean isFloat(String dtype) {
+        return "F16".equals(dtype) || "BF16".equals(dtype) || "F32".equals(dtype) || "F64".equals(dtype);
+    }
+
+    private boolean explicitDtype() {
+        return opts.dtype() != null && !opts.dtype().equalsIgnoreCase("auto");
+    }
+
+    /** Bytes vLLM holds for this tensor (before sharding). */
+    private long servedBytes(CheckpointTensor t, TensorRole role, boolean fp8AsBf16) {
+        if (fp8AsBf16 && role.scale() && t.name().endsWith(".weight_scale_inv")) {
+            return 0; // fp8_cast_bf16.py folds the block scales into the weights and drops them
+        }
+        if (fp8AsBf16 && !role.scale() && isFp8(t.dtype())) {
+            return t.elements() * servedElementBytes();
+        }
+        if (!role.scale() && isFloat(t.dtype()) && (explicitDtype()
+                || (halveFloat32 && ("F32".equals(t.dtype()) || "F64".equals(t.dtype()))))) {
+            return t.elements() * servedElementBytes();
         }
         return t.bytes();
+    }
+
+    /** The safetensors spelling of the dtype {@link #servedBytes} counts the tensor in. */
+    private String servedDtype(CheckpointTensor t, TensorRole role, boolean fp8AsBf16) {
+        if (fp8AsBf16 && role.scale() && t.name().endsWith(".weight_scale_inv")) {
+            return "dropped";
+        }
+        boolean cast = (fp8AsBf16 && !role.scale() && isFp8(t.dtype()))
+                || (!role.scale() && isFloat(t.dtype()) && (explicitDtype()
+                        || (halveFloat32 && ("F32".equals(t.dtype()) || "F64".equals(t.dtype())))));
+        return cast ? servedFloatName() : t.dtype();
+    }
+
+    /** The served float dtype in safetensors spelling (BF16, F16, F32). */
+    private String servedFloatName() {
+        String d = explicitDtype() ? opts.dtype() : config == null ? null : config.torchDtype();
+        String n = d == null ? "" : d.toLowerCase(Locale.ROOT).replace("torch.", "");
+        return switch (n) {
+            case "float16", "half", "fp16" -> "F16";
+            case "float32", "float", "fp32" -> explicitDtype() ? "F32" : "F16/BF16";
+            case "float64", "double" -> explicitDtype() ? "F64" : "F16/BF16";
+            default -> "BF16";
+        };
     }
 
     private int servedElementBytes() {
@@ -335,7 +447,32 @@ public final class WeightsPlanner {
         return b == null || b == 4 ? 2 : b;
     }
 
+    /**
+     * What the weights are held in, said per kind of tensor when they differ: the float dtype of
+     * unquantized tensors, then how FP8 / integer-quantized tensors are counted.
+     */
     private String servedDtypeName() {
+        String f = floatDtypeName();
+        Set<String> quant = new java.util.TreeSet<>();
+        for (CheckpointTensor t : ckpt.tensors()) {
+            if (!isFloat(t.dtype()) && !t.dtype().equals("BOOL")) {
+                quant.add(t.dtype());
+            }
+        }
+        quant.removeIf(d -> !isFp8(d) && !d.startsWith("I") && !d.startsWith("U") && !d.startsWith("F4") && !d.startsWith("F6"));
+        if (quant.isEmpty()) {
+            return f;
+        }
+        boolean fp8 = quant.stream().anyMatch(WeightsPlanner::isFp8);
+        String q = String.join("/", quant);
+        if (fp8 && opts.fp8AsBf16()) {
+            return f + "; " + q + " weights converted to 16 bits (--fp8-weights bf16)";
+        }
+        return f + " for unquantized tensors; " + q + " weights as stored"
+                + (fp8 ? " (FP8 kept as FP8: not possible on Ascend, see notes)" : "");
+    }
+
+    private String floatDtypeName() {
         String d = opts.dtype() == null ? "auto" : opts.dtype();
         if (!d.equalsIgnoreCase("auto")) {
             return d;
@@ -358,7 +495,7 @@ public final class WeightsPlanner {
 
     private String kvDtypeName() {
         String k = opts.kvCacheDtype() == null ? "auto" : opts.kvCacheDtype();
-        return k.equalsIgnoreCase("auto") ? "auto = " + servedDtypeName() : k;
+        return k.equalsIgnoreCase("auto") ? "auto = " + floatDtypeName() : k;
     }
 
     private int expertCount() {

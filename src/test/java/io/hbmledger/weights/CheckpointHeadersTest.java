@@ -144,6 +144,6 @@ class CheckpointHeadersTest {
                 .hasMessage("run/weights.json:1: expected \"schema\": \"hbm-ledger/weights-manifest/1\", found \"hbm-ledger/evidence/1\"");
         String backwards = "{\"schema\":\"hbm-ledger/weights-manifest/1\",\"files\":[{\"name\":\"a.safetensors\",\"size\":9,"
                 + "\"header_bytes\":1,\"tensors\":[{\"name\":\"t\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[5,4]}]}]}";
-        assertThatThrownBy(() -> ManifestJson.read("m.json", backwards)).hasMessageContaining("tensor \"t\": data_offsets [5,4] run backwards");
+        assertThatThrownBy(() -> ManifestJson.read("m.json", backwards)).hasMessageContaining("file \"a.safetensors\", tensor \"t\": data_offsets [5, 4] run backwards");
     }
 }

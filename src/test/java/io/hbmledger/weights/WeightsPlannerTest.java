@@ -195,4 +195,68 @@ class WeightsPlannerTest {
         assertThat(p.notes()).anyMatch(n -> n.startsWith("40 attention heads do not divide by TP 16"));
         assertThat(p.notes()).noneMatch(n -> n.contains("do not divide either way"));
     }
+
+    // ---- dtype per component: as stored and as served; FP8 on Ascend ----
+
+    private static final String R1_FP8 = "F8_E4M3";
+
+    @Test
+    void deepSeekR1LabelsFp8PerComponentAndSaysFp8IsKept() throws Exception {
+        WeightsPlan p = plan(CorpusCheckpoints.deepseekR1(tmp), ParallelLayout.tp(16));
+        // quantization_config fp8 e4m3 with weight_block_size: decoder linears are F8_E4M3, embeddings BF16
+        assertThat(row(p, Component.EXPERTS, ShardRule.EXPERT_TP).storedDtype()).isEqualTo(R1_FP8);
+        assertThat(row(p, Component.EXPERTS, ShardRule.EXPERT_TP).servedDtype()).isEqualTo(R1_FP8);
+        assertThat(row(p, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).storedDtype()).isEqualTo("BF16");
+        assertThat(row(p, Component.QUANT_SCALES, ShardRule.EXPERT_TP).storedDtype()).isEqualTo("F32");
+        // the header no longer says "bfloat16" alone while experts count at 1 B per parameter
+        assertThat(p.servedDtype()).isNotEqualTo("bfloat16").contains("bfloat16", R1_FP8, "as stored", "Ascend");
+        // 40.18 GiB: the figure the fresh user saw, now labelled
+        assertThat(p.perDeviceBytes()).isEqualTo(43_139_382_208L);
+        assertThat(p.notes()).anySatisfy(n -> assertThat(n).contains("Ascend NPUs have no FP8", "W8A8", "85811306496"));
+    }
+
+    @Test
+    void deepSeekR1Fp8ConvertedToBf16DoublesTheFp8SharesAndDropsTheScales() throws Exception {
+        Path dir = CorpusCheckpoints.deepseekR1(tmp);
+        WeightsPlan kept = plan(dir, ParallelLayout.tp(16));
+        WeightsPlan bf16 = WeightsPlanner.plan(Checkpoint.from(ModelDirectory.scan(dir)), ParallelLayout.tp(16),
+                new PlanOptions("auto", "auto", false, 128, true));
+        long fp8Share = kept.components().stream().filter(c -> R1_FP8.equals(c.storedDtype()))
+                .mapToLong(ComponentShare::perDeviceBytes).sum();
+        long scales = kept.components().stream().filter(c -> c.component() == Component.QUANT_SCALES)
+                .mapToLong(ComponentShare::perDeviceBytes).sum();
+        // from the TP 16 table: the eight F8_E4M3 rows hold 42,682,351,616 B per device, the block scales 10,427,328 B;
+        // as BF16 each FP8 byte becomes two and fp8_cast_bf16.py drops the scales:
+        // 43,139,382,208 + 42,682,351,616 - 10,427,328 = 85,811,306,496
+        assertThat(fp8Share).isEqualTo(42_682_351_616L);
+        assertThat(scales).isEqualTo(10_427_328L);
+        assertThat(bf16.perDeviceBytes()).isEqualTo(43_139_382_208L + fp8Share - scales).isEqualTo(85_811_306_496L);
+        assertThat(row(bf16, Component.EXPERTS, ShardRule.EXPERT_TP).perDeviceBytes()).isEqualTo(2 * 40_869_298_176L);
+        assertThat(row(bf16, Component.EXPERTS, ShardRule.EXPERT_TP).servedDtype()).isEqualTo("BF16");
+        assertThat(bf16.servedDtype()).contains("converted to 16 bits");
+        assertThat(bf16.notes()).anySatisfy(n -> assertThat(n).contains("43139382208"));
+    }
+
+    @Test
+    void explicitDtypeResizesUnquantizedTensors() throws Exception {
+        Path dir = CorpusCheckpoints.qwen14b(tmp);
+        WeightsPlan f32 = WeightsPlanner.plan(Checkpoint.from(ModelDirectory.scan(dir)), ParallelLayout.tp(4),
+                new PlanOptions("float32", "auto", false, 128));
+        // every Qwen2.5-14B tensor is float16: at 4 B per element the TP 4 share doubles, 2 x 7,385,761,792
+        assertThat(f32.perDeviceBytes()).isEqualTo(14_771_523_584L);
+        assertThat(row(f32, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).storedDtype()).isEqualTo("F16");
+        assertThat(row(f32, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).servedDtype()).isEqualTo("F32");
+        // an unquantized checkpoint keeps the plain label
+        assertThat(plan(dir, ParallelLayout.tp(4)).servedDtype()).isEqualTo("float16");
+    }
+
+    @Test
+    void optionsThatChangeNothingSaySo() throws Exception {
+        // Qwen2.5-14B: dense (no experts), no MTP layers, 48 decoder layers
+        WeightsPlan p = WeightsPlanner.plan(Checkpoint.from(ModelDirectory.scan(CorpusCheckpoints.qwen14b(tmp))),
+                new ParallelLayout(4, 1, 64, true), new PlanOptions("auto", "auto", true, 128));
+        assertThat(p.notes()).anySatisfy(n -> assertThat(n).startsWith("--ep has no effect"))
+                .anySatisfy(n -> assertThat(n).startsWith("--mtp adds nothing"))
+                .anySatisfy(n -> assertThat(n).startsWith("PP 64 exceeds the 48 decoder layers"));
+    }
 }

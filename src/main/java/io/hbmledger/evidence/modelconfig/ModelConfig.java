@@ -120,6 +120,17 @@ public record ModelConfig(
         };
     }
 
+    /** Suffix of the {@link #fieldKeys} entry naming the key a derived (defaulted) field was taken from. */
+    public static final String DERIVED_SUFFIX = ".derived_from";
+
+    /**
+     * The config key a field's value was taken from when the file has no key of its own for it
+     * (e.g. Mixtral's moe_intermediate_size from intermediate_size), or null when it is read as written.
+     */
+    public String derivedFrom(String field) {
+        return fieldKeys.get(field + DERIVED_SUFFIX);
+    }
+
     /** Line of the key a resolved field came from, or 1 when unknown. */
     public int lineOf(String field) {
         String key = fieldKeys.get(field);

@@ -29,6 +29,19 @@ public final class ModelConfigParser {
     private final JsonNode root;
     private final JsonNode text;
     private final Map<String, String> fieldKeys = new HashMap<>();
+    private Map<String, Integer> keyLines = Map.of();
+
+    /** A size key holding something other than a non-negative integer; turned into an EvidenceException by parse. */
+    private static final class BadValue extends RuntimeException {
+        final String key;
+        final String why;
+
+        BadValue(String key, String why) {
+            super(key + ": " + why, null, false, false);
+            this.key = key;
+            this.why = why;
+        }
+    }
 
     private ModelConfigParser(JsonNode root) {
         this.root = root;
@@ -54,7 +67,13 @@ public final class ModelConfigParser {
         if (root == null || !root.isObject()) {
             throw new EvidenceException(display, 1, "expected a JSON object (config.json), found " + (root == null ? "nothing" : root.getNodeType()));
         }
-        return new ModelConfigParser(root).build(lines);
+        ModelConfigParser p = new ModelConfigParser(root);
+        p.keyLines = lines;
+        try {
+            return p.build(lines);
+        } catch (BadValue e) {
+            throw new EvidenceException(display, lines.getOrDefault(e.key, 0), "\"" + e.key + "\" " + e.why);
+        }
     }
 
     private ModelConfig build(Map<String, Integer> lines) {
@@ -76,14 +95,14 @@ public final class ModelConfigParser {
                 kvHeads = root.path("multi_query_attention").asBoolean(false)
                         ? integer("num_kv_heads", "multi_query_group_num") : heads;
                 if (!root.path("multi_query_attention").asBoolean(false)) {
-                    fieldKeys.put("num_kv_heads", fieldKeys.get("num_attention_heads"));
+                    derivedFrom("num_kv_heads", "num_attention_heads");
                 }
             } else {
                 kvHeads = integer("num_kv_heads", "num_key_value_heads", "num_kv_heads");
                 if (kvHeads == null && heads != null) {
                     // transformers' configs default num_key_value_heads to num_attention_heads (MHA)
                     kvHeads = heads;
-                    fieldKeys.put("num_kv_heads", fieldKeys.get("num_attention_heads"));
+                    derivedFrom("num_kv_heads", "num_attention_heads");
                 }
             }
         }
@@ -94,13 +113,19 @@ public final class ModelConfigParser {
             if (headDim == null && hidden != null && heads != null && heads > 0 && hidden % heads == 0) {
                 headDim = hidden / heads;
                 derived = true;
-                fieldKeys.put("head_dim", fieldKeys.get("hidden_size"));
+                derivedFrom("head_dim", "hidden_size");
             }
         }
+        positive(layers, "num_layers");
+        positive(hidden, "hidden_size");
+        positive(heads, "num_attention_heads");
+        positive(kvHeads, "num_kv_heads");
+        positive(headDim, "head_dim");
         Integer vocab = integer("vocab_size", "padded_vocab_size", "vocab_size");
         if (!chatglm && root.has("vocab_size")) {
             vocab = integer("vocab_size", "vocab_size");
         }
+        positive(vocab, "vocab_size");
         Integer inter = integer("intermediate_size", "intermediate_size", "ffn_hidden_size", "n_inner");
         Integer moeInter = integer("moe_intermediate_size", "moe_intermediate_size");
         Integer experts = integer("num_experts", "n_routed_experts", "num_local_experts", "num_experts");
@@ -109,13 +134,17 @@ public final class ModelConfigParser {
             fieldKeys.remove("num_experts");
         }
         if (experts != null && moeInter == null && "mixtral".equals(modelType)) {
+            // Mixtral has no moe_intermediate_size: each expert's MLP is intermediate_size wide (modeling_mixtral.py)
             moeInter = inter;
+            derivedFrom("moe_intermediate_size", "intermediate_size");
         }
         Integer perTok = integer("num_experts_per_token", "num_experts_per_tok", "moe_topk");
         Integer shared = integer("num_shared_experts", "n_shared_experts");
         Integer sharedInter = integer("shared_expert_intermediate_size", "shared_expert_intermediate_size");
         if (shared == null && sharedInter != null && sharedInter > 0) {
+            // Qwen2-MoE: one shared expert, shared_expert_intermediate_size wide
             shared = 1;
+            derivedFrom("num_shared_experts", "shared_expert_intermediate_size");
         }
         Integer firstDense = integer("first_k_dense_replace", "first_k_dense_replace");
         Integer freq = integer("moe_layer_freq", "moe_layer_freq", "decoder_sparse_step");
@@ -158,25 +187,61 @@ public final class ModelConfigParser {
                 mtp == null ? 0 : mtp, tied, dtype, bias, qkNorm, quant, root.has("vision_config"), lines, fieldKeys);
     }
 
-    /** The first key present, top level first, then text_config; records which key was used. */
+    /**
+     * A value taken from another key (a default): it cites that key's line, and the key is kept
+     * under {@code field + ".derived_from"} so that readers can say the value is derived.
+     */
+    private void derivedFrom(String field, String sourceField) {
+        String key = fieldKeys.get(sourceField);
+        if (key != null) {
+            fieldKeys.put(field, key);
+            fieldKeys.put(field + ModelConfig.DERIVED_SUFFIX, key);
+        }
+    }
+
+    private void positive(Integer v, String field) {
+        if (v != null && v <= 0) {
+            throw new BadValue(fieldKeys.getOrDefault(field, field), "is " + v + "; expected a positive integer");
+        }
+    }
+
+    /**
+     * The first key present, top level first, then text_config; records which key was used. A
+     * JSON null counts as absent (transformers writes {@code "head_dim": null} for "derive it").
+     *
+     * @throws BadValue when the key holds a string, a fraction, a negative or a huge number
+     */
     private Integer integer(String field, String... keys) {
         for (String k : keys) {
-            JsonNode n = root.get(k);
-            if (n != null && n.canConvertToInt() && n.isIntegralNumber()) {
+            Integer v = intAt(root.get(k), k);
+            if (v != null) {
                 fieldKeys.put(field, k);
-                return n.asInt();
+                return v;
             }
         }
         if (text != null) {
             for (String k : keys) {
-                JsonNode n = text.get(k);
-                if (n != null && n.isIntegralNumber() && n.canConvertToInt()) {
+                Integer v = intAt(text.get(k), "text_config." + k);
+                if (v != null) {
                     fieldKeys.put(field, "text_config." + k);
-                    return n.asInt();
+                    return v;
                 }
             }
         }
         return null;
+    }
+
+    private static Integer intAt(JsonNode n, String key) {
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+            throw new BadValue(key, "is " + n + "; expected an integer");
+        }
+        if (n.asInt() < 0) {
+            throw new BadValue(key, "is " + n + "; expected a non-negative integer");
+        }
+        return n.asInt();
     }
 
     private String str(String field, String... keys) {

@@ -65,19 +65,20 @@ public final class ModelConfigReader implements EvidenceReader {
         add(obs, c, "hidden_size", c.hiddenSize(), null);
         add(obs, c, "num_attention_heads", c.numAttentionHeads(), null);
         if (!c.isMla()) {
-            String kvNote = c.fieldKeys().containsKey("num_kv_heads") && c.fieldKeys().get("num_kv_heads") != null
-                    && c.fieldKeys().get("num_kv_heads").endsWith("num_attention_heads")
-                    ? " (no KV head key: num_attention_heads, MHA)" : null;
+            String kvNote = c.derivedFrom("num_kv_heads") != null
+                    ? " (derived: no KV head key, = " + c.derivedFrom("num_kv_heads") + ", MHA)" : null;
             add(obs, c, "num_kv_heads", c.numKvHeads(), kvNote);
             add(obs, c, "head_dim", c.headDim(), c.headDimDerived()
-                    ? " (hidden_size " + c.hiddenSize() + " / num_attention_heads " + c.numAttentionHeads() + ")" : null);
+                    ? " (derived: hidden_size " + c.hiddenSize() + " / num_attention_heads " + c.numAttentionHeads() + ")" : null);
         }
         add(obs, c, "vocab_size", c.vocabSize(), null);
         add(obs, c, "num_experts", c.numExperts(), null);
-        add(obs, c, "num_shared_experts", c.isMoe() ? c.numSharedExperts() : null, null);
+        add(obs, c, "num_shared_experts", c.isMoe() ? c.numSharedExperts() : null, c.derivedFrom("num_shared_experts") != null
+                ? " (derived: no shared-expert count, one shared expert as " + c.derivedFrom("num_shared_experts") + " is given)" : null);
         add(obs, c, "num_experts_per_token", c.isMoe() ? c.numExpertsPerToken() : null, null);
         add(obs, c, "intermediate_size", c.intermediateSize(), null);
-        add(obs, c, "moe_intermediate_size", c.isMoe() ? c.moeIntermediateSize() : null, null);
+        add(obs, c, "moe_intermediate_size", c.isMoe() ? c.moeIntermediateSize() : null, c.derivedFrom("moe_intermediate_size") != null
+                ? " (derived: no moe_intermediate_size key, = " + c.derivedFrom("moe_intermediate_size") + ")" : null);
         add(obs, c, "kv_lora_rank", c.kvLoraRank(), null);
         add(obs, c, "qk_rope_head_dim", c.isMla() ? c.qkRopeHeadDim() : null, null);
         if (c.numMtpLayers() > 0) {
@@ -92,7 +93,8 @@ public final class ModelConfigReader implements EvidenceReader {
             kvDtype = "kv_cache_scheme " + kvBits + "-bit";
         }
         if (eb == null) {
-            warnings.add("line " + c.lineOf("torch_dtype") + ": checkpoint dtype "
+            // no line when the key is absent: line 1 would point at '{'
+            warnings.add((c.torchDtype() == null ? "" : "line " + c.lineOf("torch_dtype") + ": ") + "checkpoint dtype "
                     + (c.torchDtype() == null ? "not given (no torch_dtype)" : "\"" + c.torchDtype() + "\" not known")
                     + "; kv_bytes_per_token is not reported");
         } else {
@@ -103,7 +105,7 @@ public final class ModelConfigReader implements EvidenceReader {
             }
         }
         if (c.numLayers() == null || c.hiddenSize() == null) {
-            warnings.add("line 1: no layer count or hidden size; this config.json cannot size a model");
+            warnings.add("no layer count or hidden size in the file (num_hidden_layers, hidden_size); this config.json cannot size a model");
         }
         return new EvidenceFile(display, FORMAT, obs, warnings);
     }

@@ -119,28 +119,26 @@ public final class ManifestJson {
                     + (root != null && root.has("schema") ? root.get("schema") : "none"));
         }
         List<CheckpointManifest.File> files = new ArrayList<>();
+        if (root.has("files") && !root.get("files").isArray()) {
+            throw new EvidenceException(display, 0, "expected \"files\" to be an array, found " + root.get("files").getNodeType());
+        }
         for (JsonNode f : root.path("files")) {
+            String fname = f.path("name").asText();
+            if (!f.path("tensors").isArray()) {
+                throw new EvidenceException(display, 0, "file \"" + fname + "\": expected a \"tensors\" array, found "
+                        + (f.has("tensors") ? f.get("tensors").getNodeType() : "none"));
+            }
             List<SafetensorsTensor> tensors = new ArrayList<>();
             for (JsonNode t : f.path("tensors")) {
-                String name = t.path("name").asText();
-                SafetensorsDtype dtype = SafetensorsDtype.parse(t.path("dtype").asText()).orElseThrow(() ->
-                        new EvidenceException(display, 0, "file " + f.path("name").asText() + ", tensor \"" + name
-                                + "\": unknown dtype " + t.path("dtype") + "; expected one of " + SafetensorsDtype.names()));
-                List<Long> shape = new ArrayList<>();
-                t.path("shape").forEach(d -> shape.add(d.asLong()));
-                JsonNode off = t.path("data_offsets");
-                if (off.size() != 2) {
-                    throw new EvidenceException(display, 0, "file " + f.path("name").asText() + ", tensor \"" + name
-                            + "\": expected data_offsets [begin, end], found " + off);
+                try {
+                    // the same checks as a header read from the file: dtype known, shape x dtype = offsets
+                    tensors.add(SafetensorsHeader.tensor(display, t.path("name").asText(), t, Long.MAX_VALUE));
+                } catch (EvidenceException e) {
+                    String msg = e.getMessage().substring(Math.min(e.getMessage().length(), display.length() + 2));
+                    throw new EvidenceException(display, 0, "file \"" + fname + "\", " + msg);
                 }
-                if (off.get(1).asLong() < off.get(0).asLong() || off.get(0).asLong() < 0) {
-                    throw new EvidenceException(display, 0, "file " + f.path("name").asText() + ", tensor \"" + name
-                            + "\": data_offsets " + off + " run backwards; expected 0 <= begin <= end");
-                }
-                tensors.add(new SafetensorsTensor(name, dtype, shape, off.get(0).asLong(), off.get(1).asLong()));
             }
-            files.add(new CheckpointManifest.File(f.path("name").asText(), f.path("size").asLong(),
-                    f.path("header_bytes").asLong(), tensors));
+            files.add(new CheckpointManifest.File(fname, f.path("size").asLong(), f.path("header_bytes").asLong(), tensors));
         }
         List<CheckpointManifest.LfsFile> lfs = new ArrayList<>();
         for (JsonNode l : root.path("lfs_pointers")) {

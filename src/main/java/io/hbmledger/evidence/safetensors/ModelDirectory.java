@@ -3,6 +3,12 @@ package io.hbmledger.evidence.safetensors;
 import io.hbmledger.evidence.EvidenceException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +34,106 @@ public final class ModelDirectory {
     }
 
     /**
+     * Whatever {@code hbm-ledger weights} accepts: a model directory ({@link #scan}), a single
+     * safetensors file or Git LFS pointer ({@link #scanFile}, recognised by its name or by its
+     * 8-byte length prefix followed by '{'), a Hugging Face config.json on its own (sizes are then
+     * estimated from it), or a weights manifest ({@link ManifestJson}).
+     *
+     * @throws EvidenceException for every unusable input (missing, unreadable, binary, not JSON,
+     *     not one of the above), naming the file and, for JSON errors, the line
+     */
+    public static CheckpointManifest open(Path path) throws EvidenceException {
+        String shown = path.toString();
+        try {
+            if (Files.isDirectory(path) || !Files.exists(path)) {
+                return scan(path);
+            }
+            if (!Files.isRegularFile(path)) {
+                throw new EvidenceException(shown, 0, "not a regular file or directory; expected a model directory, "
+                        + "a .safetensors file or a weights manifest (" + ManifestJson.SCHEMA + ")");
+            }
+            long size = Files.size(path);
+            if (path.getFileName().toString().endsWith(".safetensors") || isLfsPointer(path, size) || looksLikeSafetensors(path, size)) {
+                return scanFile(path);
+            }
+            byte[] head;
+            try (InputStream in = Files.newInputStream(path)) {
+                head = in.readNBytes(4);
+            }
+            if (head.length == 4 && head[0] == 'P' && head[1] == 'K' && head[2] == 3 && head[3] == 4) {
+                throw new EvidenceException(shown, 0, "a zip archive (a PyTorch .bin/.pt checkpoint?), not safetensors: "
+                        + "only safetensors headers are read; pass the model directory with its *.safetensors files");
+            }
+            String text = readUtf8(path, shown);
+            String lead = text.stripLeading();
+            if (!lead.startsWith("{")) {
+                throw new EvidenceException(shown, 1, "not JSON (starts with "
+                        + (lead.isEmpty() ? "nothing: the file is empty" : "\"" + lead.substring(0, Math.min(20, lead.length())).split("\\R")[0] + "\"")
+                        + "); expected a model directory, a .safetensors file or a weights manifest (" + ManifestJson.SCHEMA + ")");
+            }
+            if (text.contains("\"weight_map\"") && !text.contains(ManifestJson.SCHEMA)) {
+                Path dir = path.toAbsolutePath().getParent();
+                throw new EvidenceException(shown, 0, "a safetensors index, which holds no shapes: pass the model directory "
+                        + (dir == null ? "" : "(" + dir + ") ") + "with config.json or the shards instead");
+            }
+            if (!text.contains(ManifestJson.SCHEMA) && (text.contains("\"model_type\"") || text.contains("\"num_hidden_layers\"")
+                    || text.contains("\"architectures\""))) {
+                // a config.json on its own: the estimate from config.json shapes, as for a directory holding only it
+                return new CheckpointManifest(shown, List.of(), List.of(), null, text);
+            }
+            return ManifestJson.read(shown, text);
+        } catch (AccessDeniedException e) {
+            throw new EvidenceException(e.getFile() == null ? shown : e.getFile(), 0,
+                    "permission denied; make the file readable (chmod / run as its owner) and try again");
+        } catch (NoSuchFileException e) {
+            throw new EvidenceException(e.getFile() == null ? shown : e.getFile(), 0, "no such file");
+        } catch (IOException e) {
+            throw new EvidenceException(shown, 0, "cannot read: " + e);
+        }
+    }
+
+    /**
+     * The file's text as UTF-8.
+     *
+     * @throws EvidenceException when the bytes are not UTF-8 (a binary file), naming the byte offset
+     */
+    static String readUtf8(Path p, String shown) throws IOException, EvidenceException {
+        byte[] bytes = Files.readAllBytes(p);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            int at = 0;
+            var dec = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT);
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            var r = dec.decode(in, java.nio.CharBuffer.allocate(bytes.length + 1), true);
+            if (r.isError()) {
+                at = in.position();
+            }
+            int line = 1;
+            for (int i = 0; i < at; i++) {
+                if (bytes[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new EvidenceException(shown, line, "not UTF-8 text (byte " + at + " is not valid UTF-8): a binary file? "
+                    + "expected a model directory, a .safetensors file, or JSON text (config.json, an index, a weights manifest)");
+        }
+    }
+
+    /** The safetensors layout: an 8-byte little-endian header length that fits the file, then '{'. */
+    private static boolean looksLikeSafetensors(Path p, long size) throws IOException {
+        if (size < 10) {
+            return false;
+        }
+        try (InputStream in = Files.newInputStream(p)) {
+            byte[] head = in.readNBytes(9);
+            long n = ByteBuffer.wrap(head, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            return head.length == 9 && n > 1 && n <= size - 8 && head[8] == '{';
+        }
+    }
+
+    /**
      * @throws EvidenceException when the path is not a directory, holds neither weights nor a
      *     config.json, or a safetensors header is malformed (naming the file)
      */
@@ -48,7 +154,7 @@ public final class ModelDirectory {
         CheckpointManifest.Index index = null;
         Set<String> wanted = null;
         if (indexPath != null) {
-            String text = Files.readString(indexPath, StandardCharsets.UTF_8);
+            String text = readUtf8(indexPath, indexPath.toString());
             if (text.startsWith(LfsPointers.VERSION_PREFIX)) {
                 throw new EvidenceException(indexPath.toString(), 1, "the index is a Git LFS pointer; run `git lfs pull` in " + shown);
             }
@@ -66,7 +172,7 @@ public final class ModelDirectory {
             }
             long size = Files.size(p);
             if (isLfsPointer(p, size)) {
-                List<LfsPointers.Pointer> ptr = LfsPointers.parse(Files.readString(p, StandardCharsets.UTF_8));
+                List<LfsPointers.Pointer> ptr = LfsPointers.parse(readUtf8(p, p.toString()));
                 lfs.add(new CheckpointManifest.LfsFile(name, ptr.isEmpty() ? 0 : ptr.get(0).size()));
                 continue;
             }
@@ -74,7 +180,7 @@ public final class ModelDirectory {
             files.add(new CheckpointManifest.File(name, size, h.headerBytes(), h.tensors()));
         }
         Path config = dir.resolve("config.json");
-        String configJson = Files.isRegularFile(config) ? Files.readString(config, StandardCharsets.UTF_8) : null;
+        String configJson = Files.isRegularFile(config) ? readUtf8(config, config.toString()) : null;
         if (files.isEmpty() && lfs.isEmpty() && index == null && configJson == null) {
             throw new EvidenceException(shown, 0, "no weights here: expected *.safetensors files, "
                     + "model.safetensors.index.json or at least config.json; found none of them");
@@ -96,7 +202,7 @@ public final class ModelDirectory {
         SafetensorsHeader h = SafetensorsHeader.read(file, file.toString());
         Path dir = file.toAbsolutePath().getParent();
         Path config = dir == null ? null : dir.resolve("config.json");
-        String configJson = config != null && Files.isRegularFile(config) ? Files.readString(config, StandardCharsets.UTF_8) : null;
+        String configJson = config != null && Files.isRegularFile(config) ? readUtf8(config, config.toString()) : null;
         return new CheckpointManifest(file.toString(), List.of(new CheckpointManifest.File(file.getFileName().toString(), size,
                 h.headerBytes(), h.tensors())), List.of(), null, configJson);
     }

@@ -208,7 +208,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         return new SafetensorsHeader(n, fileSize, tensors, metadata, warnings);
     }
 
-    private static SafetensorsTensor tensor(String display, String name, JsonNode v, long dataBytes) throws EvidenceException {
+    static SafetensorsTensor tensor(String display, String name, JsonNode v, long dataBytes) throws EvidenceException {
         String where = "tensor \"" + name + "\": ";
         if (!v.isObject()) {
             throw new EvidenceException(display, 0, where + "expected an object {dtype, shape, data_offsets}, found " + describe(v));
