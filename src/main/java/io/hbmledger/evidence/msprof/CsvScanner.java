@@ -1,0 +1,174 @@
+package io.hbmledger.evidence.msprof;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.function.LongConsumer;
+
+/**
+ * Byte-level CSV tokenizer for one part of a file: splits lines at LF (a CR before it is
+ * dropped) and cells at commas, honouring double-quoted cells that hold commas. A line always
+ * ends at LF, even inside quotes: msprof and torch_npu never write multi-line cells, and this
+ * lets a file be cut into parts at any line break and read in parallel.
+ *
+ * <p>Reads with positional reads into one reused buffer, so memory does not grow with the file
+ * (no memory mapping: mapped pages would count in the process's resident memory).
+ */
+final class CsvScanner {
+
+    static final int BUFFER = 1 << 20;
+    private static final int MAX_FIELDS = 64;
+
+    private CsvScanner() {
+    }
+
+    /**
+     * Reads the lines that start in {@code [from, to)} and hands each one's cells to the handler.
+     *
+     * @param fused the fast path for clean lines, or null to use the general path only
+     * @param progress told the number of bytes consumed, now and then; may be null
+     * @param buffer the read buffer to use (at least a few KiB); a longer line than it holds grows it
+     * @return the buffer used, to be reused for the next part; the line count is in {@code tally.rows}
+     */
+    static byte[] scan(FileChannel ch, long from, long to, CsvRowHandler handler, FusedLineParser fused,
+                       Tally tally, int headerFields, LongConsumer progress, byte[] buffer) throws IOException {
+        byte[] buf = buffer;
+        ByteBuffer bb = ByteBuffer.wrap(buf);
+        int[] s = new int[MAX_FIELDS];
+        int[] e = new int[MAX_FIELDS];
+        long pos = from;
+        int filled = 0;
+        long row = 0;
+        while (true) {
+            int want = (int) Math.min(buf.length - filled, to - pos);
+            int got = 0;
+            if (want > 0) {
+                bb.limit(filled + want).position(filled);
+                while (bb.hasRemaining()) {
+                    int n = ch.read(bb, pos + got);
+                    if (n < 0) {
+                        break;
+                    }
+                    got += n;
+                }
+            }
+            pos += got;
+            filled += got;
+            boolean atEnd = pos >= to || got == 0 && want > 0;
+            int lineStart = 0;
+            int i = 0;
+            int n = filled;
+            // tokenise every complete line in the buffer
+            outer:
+            while (true) {
+                if (fused != null) {
+                    int next = fused.line(buf, lineStart, n, row + 1);
+                    if (next >= 0) {
+                        row++;
+                        lineStart = next;
+                        continue;
+                    }
+                    // the row is parsed again (after a refill, or by the general path): the
+                    // fast path's cached group may now be ahead of the handler's
+                    fused.forget();
+                    if (next == FusedLineParser.NEED_MORE) {
+                        break;
+                    }
+                }
+                int fields = 0;
+                int cell = lineStart;
+                i = lineStart;
+                while (true) {
+                    if (i >= n) {
+                        break outer;
+                    }
+                    byte c = buf[i];
+                    if (c == ',') {
+                        if (fields < MAX_FIELDS) {
+                            s[fields] = cell;
+                            e[fields] = i;
+                        }
+                        fields++;
+                        cell = ++i;
+                    } else if (c == '\n') {
+                        int end = i > cell && buf[i - 1] == '\r' ? i - 1 : i;
+                        if (fields < MAX_FIELDS) {
+                            s[fields] = cell;
+                            e[fields] = end;
+                        }
+                        fields++;
+                        row++;
+                        handler.row(buf, s, e, Math.min(fields, MAX_FIELDS), row);
+                        lineStart = ++i;
+                        continue outer;
+                    } else if (c == '"' && i == cell) {
+                        i++;
+                        while (i < n && buf[i] != '\n') {
+                            if (buf[i] == '"') {
+                                if (i + 1 < n && buf[i + 1] == '"') {
+                                    i += 2;
+                                    continue;
+                                }
+                                i++;
+                                break;
+                            }
+                            i++;
+                        }
+                    } else {
+                        i++;
+                    }
+                }
+            }
+            if (atEnd) {
+                if (lineStart < n) {
+                    // last line without a line break: possibly cut off
+                    int fields = 0;
+                    int cell = lineStart;
+                    for (int k = lineStart; k < n; k++) {
+                        if (buf[k] == ',') {
+                            if (fields < MAX_FIELDS) {
+                                s[fields] = cell;
+                                e[fields] = k;
+                            }
+                            fields++;
+                            cell = k + 1;
+                        }
+                    }
+                    int end = n > cell && buf[n - 1] == '\r' ? n - 1 : n;
+                    if (fields < MAX_FIELDS) {
+                        s[fields] = cell;
+                        e[fields] = end;
+                    }
+                    fields++;
+                    row++;
+                    if (fields < headerFields) {
+                        tally.warn(row, "last line is cut off (" + fields + " of " + headerFields
+                                + " fields, no line break at the end of the file); row ignored");
+                    } else {
+                        tally.warn(row, "the file does not end with a line break: the last row may be cut off");
+                        handler.row(buf, s, e, Math.min(fields, MAX_FIELDS), row);
+                    }
+                }
+                if (progress != null) {
+                    progress.accept(pos - from);
+                }
+                tally.rows = row;
+                return buf;
+            }
+            // keep the incomplete line for the next read
+            int rest = n - lineStart;
+            if (lineStart == 0 && rest == buf.length) {
+                byte[] bigger = new byte[buf.length * 2];
+                System.arraycopy(buf, 0, bigger, 0, rest);
+                buf = bigger;
+                bb = ByteBuffer.wrap(buf);
+            } else {
+                System.arraycopy(buf, lineStart, buf, 0, rest);
+            }
+            filled = rest;
+            if (progress != null) {
+                progress.accept(pos - from - filled);
+            }
+        }
+    }
+}

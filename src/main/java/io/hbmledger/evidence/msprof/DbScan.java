@@ -1,0 +1,257 @@
+package io.hbmledger.evidence.msprof;
+
+import io.hbmledger.evidence.EvidenceException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One streaming pass over each memory table of an msprof ({@code msprof_*.db}) or torch_npu
+ * ({@code ascend_pytorch_profiler_*.db}) SQLite export. Amounts are bytes and times
+ * nanoseconds (CANN msprof db schema 1.x: NPU_MEM, NPU_MODULE_MEM, MEMORY_RECORD, OP_MEMORY);
+ * type, component and module ids are resolved through STRING_IDS and ENUM_MODULE.
+ *
+ * <p>The file is opened read-only and, unless a non-empty {@code -wal} file sits beside it,
+ * as immutable: no lock, no {@code -shm} is created, so exports on read-only media or of a
+ * profiler still holding the file open are read as they are. A non-empty WAL holds committed
+ * pages not yet in the main file; then the database is opened read-only through SQLite's
+ * normal path so the WAL is applied, and if that fails it falls back to immutable with a warning.
+ */
+final class DbScan {
+
+    /** The row number of a DB sample is its rowid. */
+    record TableTally(MsprofTable table, Tally tally) {
+    }
+
+    record Result(List<TableTally> tables, List<String> warnings, Set<MsprofTable> absent) {
+    }
+
+    private DbScan() {
+    }
+
+    static Result scan(Path file, String display, long[] instantsNs) throws EvidenceException, IOException {
+        List<String> warnings = new ArrayList<>();
+        Path wal = file.resolveSibling(file.getFileName() + "-wal");
+        boolean walPending = Files.isRegularFile(wal) && Files.size(wal) > 0;
+        try {
+            if (walPending) {
+                try {
+                    return scanWith(file, display, instantsNs, "mode=ro", warnings);
+                } catch (SQLException e) {
+                    warnings.add("the -wal file beside the database could not be applied (" + e.getMessage()
+                            + "); read the main file only: changes not yet checkpointed are missing");
+                }
+            }
+            return scanWith(file, display, instantsNs, "mode=ro&immutable=1", warnings);
+        } catch (SQLException e) {
+            throw new EvidenceException(display, 0, "cannot read as an msprof SQLite export: " + e.getMessage()
+                    + "; expected an msprof_*.db or ascend_pytorch_profiler_*.db file");
+        } catch (UnsatisfiedLinkError | ExceptionInInitializerError | NoClassDefFoundError e) {
+            throw new EvidenceException(display, 0, "the SQLite native library could not be loaded (" + e
+                    + "); its temporary directory must allow executables: set "
+                    + "HBM_LEDGER_JAVA_OPTS=-Dorg.sqlite.tmpdir=DIR with a writable, exec-allowed DIR");
+        }
+    }
+
+    private static Result scanWith(Path file, String display, long[] instantsNs, String query,
+                                   List<String> warnings) throws SQLException {
+        String url;
+        try {
+            url = "jdbc:sqlite:" + new URI("file", null, file.toAbsolutePath().toString(), query, null);
+        } catch (URISyntaxException e) {
+            throw new SQLException("path cannot be written as a URI: " + e.getMessage(), e);
+        }
+        org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+        config.setReadOnly(true);
+        try (Connection c = DriverManager.getConnection(url, config.toProperties())) {
+            Map<String, Set<String>> schema = schema(c);
+            if (schema.isEmpty()) {
+                throw new SQLException("no tables");
+            }
+            boolean strings = schema.containsKey("STRING_IDS");
+            boolean modules = schema.containsKey("ENUM_MODULE");
+            List<TableTally> out = new ArrayList<>();
+            Set<MsprofTable> absent = java.util.EnumSet.noneOf(MsprofTable.class);
+            Map<MsprofTable, String> sql = new EnumMap<>(MsprofTable.class);
+            sql.put(MsprofTable.NPU_MEM, "SELECT m.rowid, "
+                    + (strings ? "COALESCE(s.value, CAST(m.type AS TEXT))" : "CAST(m.type AS TEXT)")
+                    + ", m.hbm, m.timestampNs, m.deviceId FROM NPU_MEM m"
+                    + (strings ? " LEFT JOIN STRING_IDS s ON s.id = m.type" : ""));
+            sql.put(MsprofTable.NPU_MODULE_MEM, "SELECT m.rowid, "
+                    + (modules ? "COALESCE(e.name, CAST(m.moduleId AS TEXT))" : "CAST(m.moduleId AS TEXT)")
+                    + ", m.totalReserved, m.timestampNs, m.deviceId FROM NPU_MODULE_MEM m"
+                    + (modules ? " LEFT JOIN ENUM_MODULE e ON e.id = m.moduleId" : ""));
+            sql.put(MsprofTable.MEMORY_RECORD, "SELECT r.rowid, "
+                    + (strings ? "COALESCE(s.value, CAST(r.component AS TEXT))" : "CAST(r.component AS TEXT)")
+                    + ", r.totalAllocated, r.totalReserved, r.totalActive, r.timestamp, r.deviceId FROM MEMORY_RECORD r"
+                    + (strings ? " LEFT JOIN STRING_IDS s ON s.id = r.component" : ""));
+            sql.put(MsprofTable.OPERATOR_MEMORY, "SELECT rowid, size, releaseTime, deviceId FROM OP_MEMORY");
+            Map<MsprofTable, List<String>> needs = Map.of(
+                    MsprofTable.NPU_MEM, List.of("type", "hbm", "timestampns", "deviceid"),
+                    MsprofTable.NPU_MODULE_MEM, List.of("moduleid", "totalreserved", "timestampns", "deviceid"),
+                    MsprofTable.MEMORY_RECORD, List.of("component", "totalallocated", "totalreserved", "totalactive",
+                            "timestamp", "deviceid"),
+                    MsprofTable.OPERATOR_MEMORY, List.of("size", "releasetime", "deviceid"));
+            for (Map.Entry<MsprofTable, String> q : sql.entrySet()) {
+                MsprofTable t = q.getKey();
+                Set<String> cols = schema.get(t.dbTable());
+                if (cols == null) {
+                    absent.add(t);
+                    continue;
+                }
+                List<String> missing = needs.get(t).stream().filter(n -> !cols.contains(n)).toList();
+                if (!missing.isEmpty()) {
+                    warnings.add("table " + t.dbTable() + " lacks columns " + missing + "; table skipped");
+                    absent.add(t);
+                    continue;
+                }
+                Tally tally = new Tally(instantsNs);
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(q.getValue())) {
+                    st.setFetchSize(4096);
+                    switch (t) {
+                        case OPERATOR_MEMORY -> operators(rs, tally);
+                        case MEMORY_RECORD -> memoryRecord(rs, tally);
+                        default -> sampled(t, rs, tally);
+                    }
+                } catch (SQLException e) {
+                    warnings.add("table " + t.dbTable() + " after row " + tally.rows + ": " + e.getMessage()
+                            + "; the rows before were used");
+                }
+                out.add(new TableTally(t, tally));
+            }
+            absent.add(MsprofTable.STATIC_OP_MEM);
+            return new Result(out, warnings, absent);
+        }
+    }
+
+    private static Map<String, Set<String>> schema(Connection c) throws SQLException {
+        Map<String, Set<String>> tables = new java.util.HashMap<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table'")) {
+            while (rs.next()) {
+                tables.put(rs.getString(1), new HashSet<>());
+            }
+        }
+        for (Map.Entry<String, Set<String>> t : tables.entrySet()) {
+            if (!t.getKey().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                continue;
+            }
+            try (Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("PRAGMA table_info(" + t.getKey() + ")")) {
+                while (rs.next()) {
+                    t.getValue().add(rs.getString("name").toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        return tables;
+    }
+
+    private static void sampled(MsprofTable t, ResultSet rs, Tally tally) throws SQLException {
+        while (rs.next()) {
+            long row = rs.getLong(1);
+            tally.rows++;
+            String group = rs.getString(2);
+            Object v = rs.getObject(3);
+            long ts = rs.getLong(4);
+            boolean tsNull = rs.wasNull();
+            Object dev = rs.getObject(5);
+            int device = dev instanceof Number n ? n.intValue() : -1;
+            MsprofQuantity q = MsprofQuantity.MODULE_RESERVED_PEAK;
+            String component = group;
+            if (t == MsprofTable.NPU_MEM) {
+                String type = group == null ? "" : group.toLowerCase(Locale.ROOT);
+                if (type.equals("app")) {
+                    q = MsprofQuantity.APP_HBM_PEAK;
+                } else if (type.equals("device")) {
+                    q = MsprofQuantity.DEVICE_HBM_PEAK;
+                } else {
+                    tally.warn(row, "type '" + group + "' is neither app nor device; row ignored");
+                    continue;
+                }
+                component = null;
+            }
+            add(tally, q, device, component, v, tsNull ? SeriesStats.NONE : ts, row);
+        }
+    }
+
+    private static void memoryRecord(ResultSet rs, Tally tally) throws SQLException {
+        MsprofQuantity[] qs = {MsprofQuantity.ALLOCATED_PEAK, MsprofQuantity.RESERVED_PEAK, MsprofQuantity.ACTIVE_PEAK};
+        while (rs.next()) {
+            long row = rs.getLong(1);
+            tally.rows++;
+            String component = rs.getString(2);
+            long ts = rs.getLong(6);
+            long tsNs = rs.wasNull() ? SeriesStats.NONE : ts;
+            Object dev = rs.getObject(7);
+            int device = dev instanceof Number n ? n.intValue() : -1;
+            for (int i = 0; i < 3; i++) {
+                add(tally, qs[i], device, component, rs.getObject(3 + i), tsNs, row);
+            }
+        }
+    }
+
+    private static void add(Tally tally, MsprofQuantity q, int device, String component, Object v, long tsNs,
+                            long row) {
+        if (v == null) {
+            return; // NULL is absent, not 0
+        }
+        long bytes;
+        if (v instanceof Long || v instanceof Integer) {
+            bytes = ((Number) v).longValue();
+        } else if (v instanceof Number n) {
+            bytes = Math.round(n.doubleValue());
+        } else {
+            try {
+                bytes = new java.math.BigDecimal(v.toString().trim()).setScale(0, java.math.RoundingMode.HALF_UP)
+                        .longValueExact();
+            } catch (NumberFormatException | ArithmeticException e) {
+                tally.warn(row, q.contractName() + " value '" + v + "' is not a number; value ignored");
+                return;
+            }
+        }
+        if (bytes < 0) {
+            tally.minusOne(row);
+            return;
+        }
+        String text = v.toString();
+        tally.stats(q, device, component).add(bytes, tsNs, row, () -> text);
+    }
+
+    private static void operators(ResultSet rs, Tally tally) throws SQLException {
+        while (rs.next()) {
+            long row = rs.getLong(1);
+            tally.rows++;
+            Object size = rs.getObject(2);
+            if (!(size instanceof Number n)) {
+                tally.warn(row, "size '" + size + "' is not a number; row ignored");
+                continue;
+            }
+            rs.getObject(3);
+            boolean unreleased = rs.wasNull();
+            Object dev = rs.getObject(4);
+            int device = dev instanceof Number d ? d.intValue() : -1;
+            Tally.OperatorSums sums = tally.operators(device);
+            long bytes = n instanceof Long l ? l : Math.round(n.doubleValue());
+            sums.total += bytes;
+            sums.count++;
+            sums.lastRow = row;
+            if (unreleased) {
+                sums.unreleased += bytes;
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.hbmledger.evidence.msprof;
+
+import io.hbmledger.evidence.EvidenceException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads many msprof / torch_npu memory files at once: every file in one streaming pass, the
+ * files (and the parts of large CSV files) in parallel on one pool of one thread per core,
+ * slices of one table joined in order. Memory stays bounded by the number of series, not rows.
+ * A progress bar appears on a terminal when reading takes more than a second or two.
+ */
+public final class MsprofAnalyzer {
+
+    private MsprofAnalyzer() {
+    }
+
+    /**
+     * Analyses the given files.
+     *
+     * @param inputs files, e.g. from {@link MsprofExportWalker} or {@link MsprofInput#of}
+     * @param momentsUs named instants (microseconds since the Unix epoch) at which every series'
+     *     value is reported (last sample at or before); may be empty
+     * @return the joined summary; a file that cannot be read becomes a warning in it, so the
+     *     other files still count
+     * @throws IOException only when the pool itself fails
+     */
+    public static MsprofSummary analyze(List<MsprofInput> inputs, Map<String, Long> momentsUs) throws IOException {
+        long total = 0;
+        for (MsprofInput in : inputs) {
+            total += Files.isRegularFile(in.path()) ? Files.size(in.path()) : 0;
+        }
+        try (MsprofExecutor ex = MsprofExecutor.create()) {
+            try {
+                return ex.withProgress(total, inputs.size() + " msprof files", progress -> {
+                    List<MsprofFiles.Pending> pending = new ArrayList<>();
+                    List<String> warnings = new ArrayList<>();
+                    List<MsprofInput> started = new ArrayList<>();
+                    for (MsprofInput in : inputs) {
+                        try {
+                            pending.add(MsprofFiles.start(in.path(), in.path().toString(), in.folderDevice(),
+                                    momentsUs, ex.executor(), ex.parallelism(), progress));
+                            started.add(in);
+                        } catch (EvidenceException | IOException e) {
+                            warnings.add(in.path() + ": " + e.getMessage());
+                        }
+                    }
+                    Map<String, List<MsprofFileResult>> groups = new LinkedHashMap<>();
+                    for (int i = 0; i < pending.size(); i++) {
+                        MsprofInput in = started.get(i);
+                        try {
+                            groups.computeIfAbsent(in.sliceGroup(), k -> new ArrayList<>()).add(pending.get(i).get());
+                        } catch (EvidenceException | IOException e) {
+                            warnings.add(in.path() + ": " + e.getMessage());
+                        }
+                    }
+                    return MsprofSummary.of(groups, warnings);
+                });
+            } catch (EvidenceException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+        }
+    }
+}

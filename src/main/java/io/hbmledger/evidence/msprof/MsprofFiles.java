@@ -1,0 +1,254 @@
+package io.hbmledger.evidence.msprof;
+
+import io.hbmledger.evidence.EvidenceException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Reads one msprof / torch_npu memory export file, CSV or SQLite, in one pass.
+ * Format names follow the evidence contract: {@code msprof-csv}, {@code msprof-db}.
+ */
+public final class MsprofFiles {
+
+    public static final String FORMAT_CSV = "msprof-csv";
+    public static final String FORMAT_DB = "msprof-db";
+
+    static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.ISO_8859_1);
+
+    private MsprofFiles() {
+    }
+
+    /** The format of a file from its first bytes, or empty when it is not an msprof memory export. */
+    public static Optional<String> detect(byte[] head) {
+        if (head.length >= SQLITE_MAGIC.length
+                && Arrays.equals(head, 0, SQLITE_MAGIC.length, SQLITE_MAGIC, 0, SQLITE_MAGIC.length)) {
+            return Optional.of(FORMAT_DB);
+        }
+        String header = CsvFileScan.headerLine(head);
+        if (header != null && CsvLayout.parse(header).isPresent()) {
+            return Optional.of(FORMAT_CSV);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Reads one file.
+     *
+     * @param file the file
+     * @param display the name to print in results and messages
+     * @param folderDevice device id from a {@code device_N} folder, used only for rows of a file
+     *     without a device column; null when unknown
+     * @param momentsUs named instants (microseconds since the epoch) to report values at
+     * @param executor runs the parts of large CSV files in parallel
+     * @param parallelism cores to plan parts for
+     * @param progress bytes consumed so far is added here; may be null
+     * @throws EvidenceException when the file is not an msprof export, or a SQLite file cannot be opened
+     * @throws IOException when the file cannot be read
+     */
+    public static MsprofFileResult read(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
+                                        Executor executor, int parallelism, AtomicLong progress)
+            throws IOException, EvidenceException {
+        return start(file, display, folderDevice, momentsUs, executor, parallelism, progress).get();
+    }
+
+    /** A read that may still be running on the executor. */
+    interface Pending {
+        MsprofFileResult get() throws IOException, EvidenceException;
+    }
+
+    static Pending start(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
+                         Executor executor, int parallelism, AtomicLong progress)
+            throws IOException, EvidenceException {
+        return start(file, display, folderDevice, momentsUs, executor, parallelism, progress,
+                java.util.function.UnaryOperator.identity());
+    }
+
+    /** As above; {@code tune} adjusts the CSV scan (tests: fast path off, tiny parts). */
+    static Pending start(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
+                         Executor executor, int parallelism, AtomicLong progress,
+                         java.util.function.UnaryOperator<CsvFileScan> tune)
+            throws IOException, EvidenceException {
+        List<String> names = new ArrayList<>(momentsUs.keySet());
+        long[] instantsNs = new long[names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            instantsNs[i] = Math.multiplyExact(momentsUs.get(names.get(i)), 1000L);
+        }
+        byte[] head = head(file);
+        Optional<String> format = detect(head);
+        if (format.isEmpty()) {
+            throw new EvidenceException(display, 1, "not an msprof memory export: expected the header of npu_mem, "
+                    + "npu_module_mem, memory_record, operator_memory or static_op_mem, or a SQLite file");
+        }
+        if (format.get().equals(FORMAT_DB)) {
+            CompletableFuture<MsprofFileResult> f = CompletableFuture.supplyAsync(() -> {
+                try {
+                    long size = Files.size(file);
+                    MsprofFileResult r = readDb(file, display, instantsNs, names);
+                    if (progress != null) {
+                        progress.addAndGet(size);
+                    }
+                    return r;
+                } catch (IOException | EvidenceException e) {
+                    throw new CompletionException(e);
+                }
+            }, executor);
+            return () -> await(f);
+        }
+        String header = CsvFileScan.headerLine(head);
+        CsvLayout layout = CsvLayout.parse(header).orElseThrow();
+        long headerBytes = CsvFileScan.headerLength(head);
+        CsvFileScan scan = tune.apply(CsvFileScan.of(file, layout, headerBytes, Files.size(file)));
+        int dev = layout.deviceColumn() < 0 && folderDevice != null ? folderDevice : -1;
+        boolean fromFolder = dev >= 0;
+        CompletableFuture<Tally> tally = scan.scan(instantsNs, dev, executor, parallelism, progress);
+        return () -> {
+            Tally t = await(tally);
+            List<String> warnings = new ArrayList<>();
+            for (String u : layout.unknown()) {
+                warnings.add("line 1 (header): unknown column '" + u + "' ignored");
+            }
+            String missing = new CsvRowHandler(layout, new Tally(instantsNs), dev).missingUnits();
+            if (!missing.isEmpty()) {
+                warnings.add("line 1 (header): no unit (KB or MB) in the header for " + missing
+                        + "; those values are not read, as the unit is never guessed");
+            }
+            if (fromFolder) {
+                warnings.add("no device column: device npu:" + dev + " taken from the folder name");
+            }
+            warnings.addAll(rowWarnings(t, ""));
+            return new MsprofFileResult(display, FORMAT_CSV, EnumSet.of(layout.table()),
+                    EnumSet.noneOf(MsprofTable.class), series(t, display, names, fromFolder),
+                    operators(t, display, fromFolder), warnings, t.rows);
+        };
+    }
+
+    private static MsprofFileResult readDb(Path file, String display, long[] instantsNs, List<String> names)
+            throws IOException, EvidenceException {
+        DbScan.Result r = DbScan.scan(file, display, instantsNs);
+        List<MsprofSeries> series = new ArrayList<>();
+        List<MsprofOperatorTotals> ops = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(r.warnings());
+        Set<MsprofTable> tables = EnumSet.noneOf(MsprofTable.class);
+        long rows = 0;
+        for (DbScan.TableTally tt : r.tables()) {
+            tables.add(tt.table());
+            series.addAll(series(tt.tally(), display, names, false));
+            ops.addAll(operators(tt.tally(), display, false));
+            warnings.addAll(rowWarnings(tt.tally(), tt.table().dbTable() + " "));
+            rows += tt.tally().rows;
+        }
+        if (tables.isEmpty()) {
+            warnings.add("no memory table (NPU_MEM, NPU_MODULE_MEM, MEMORY_RECORD, OP_MEMORY) in this database:"
+                    + " memory evidence absent");
+        }
+        return new MsprofFileResult(display, FORMAT_DB, tables, r.absent(), series, ops, warnings, rows);
+    }
+
+    private static <T> T await(CompletableFuture<T> f) throws IOException, EvidenceException {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof java.io.UncheckedIOException u) {
+                throw u.getCause();
+            }
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof EvidenceException ev) {
+                throw ev;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            throw e;
+        }
+    }
+
+    private static List<String> rowWarnings(Tally t, String prefix) {
+        List<String> out = new ArrayList<>();
+        for (Tally.RowWarning w : t.warnings) {
+            out.add(prefix + "row " + w.row() + ": " + w.message());
+        }
+        if (t.droppedWarnings > 0) {
+            out.add(prefix + t.droppedWarnings + " more row warnings not shown");
+        }
+        if (t.minusOne > 0) {
+            out.add(prefix + "row " + t.firstMinusOneRow + ": " + t.minusOne
+                    + " negative values (-1: only frees were seen, per the CANN profiling guide) not counted as usage");
+        }
+        return out;
+    }
+
+    private static String deviceKey(int device) {
+        return device < 0 ? null : "npu:" + device;
+    }
+
+    private static Long us(long ns) {
+        return ns == SeriesStats.NONE ? null : Math.floorDiv(ns, 1000L);
+    }
+
+    private static List<MsprofSeries> series(Tally t, String file, List<String> names, boolean fromFolder) {
+        List<MsprofSeries> out = new ArrayList<>();
+        for (Map.Entry<Tally.Key, SeriesStats> e : t.series.entrySet()) {
+            SeriesStats s = e.getValue();
+            if (s.samples == 0) {
+                continue;
+            }
+            Map<String, MsprofValueAt> at = new LinkedHashMap<>();
+            for (int i = 0; i < names.size(); i++) {
+                if (s.atTsNs[i] != SeriesStats.NONE) {
+                    at.put(names.get(i), new MsprofValueAt(names.get(i), s.instantsNs[i] / 1000L, s.atBytes[i],
+                            s.atText[i], us(s.atTsNs[i]), file, s.atRow[i]));
+                }
+            }
+            boolean timed = s.minTsNs != Long.MAX_VALUE;
+            out.add(new MsprofSeries(e.getKey().quantity(), deviceKey(e.getKey().device()),
+                    fromFolder && e.getKey().device() >= 0, e.getKey().component(), s.peak, s.peakText(), file,
+                    s.peakRow, us(s.peakTsNs), s.samples, timed ? us(s.minTsNs) : null,
+                    timed ? us(s.maxTsNs) : null, s.samples >= 2 && timed ? Long.valueOf(s.maxGapNs / 1000L) : null,
+                    at));
+        }
+        return out;
+    }
+
+    private static List<MsprofOperatorTotals> operators(Tally t, String file, boolean fromFolder) {
+        List<MsprofOperatorTotals> out = new ArrayList<>();
+        for (Map.Entry<Integer, Tally.OperatorSums> e : t.operators.entrySet()) {
+            Tally.OperatorSums o = e.getValue();
+            out.add(new MsprofOperatorTotals(deviceKey(e.getKey()), fromFolder && e.getKey() >= 0, o.total,
+                    o.unreleased, o.count, file, o.lastRow));
+        }
+        return out;
+    }
+
+    private static byte[] head(Path file) throws IOException {
+        byte[] buf = new byte[64 * 1024];
+        int off = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            while (off < buf.length) {
+                int n = in.read(buf, off, buf.length - off);
+                if (n < 0) {
+                    break;
+                }
+                off += n;
+            }
+        }
+        return Arrays.copyOf(buf, off);
+    }
+}

@@ -1,0 +1,214 @@
+package io.hbmledger.evidence.msprof;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Exact number parsing straight from the bytes of a CSV cell, without making a String on the
+ * hot path. Amounts are decimal numbers in a binary unit (KB = KiB, MB = MiB, as the msprof
+ * and torch_npu exporters divide by 1024 and 1024^2), so the conversion is exact whenever the
+ * written decimal is; otherwise it rounds half up to the nearest byte.
+ */
+final class Numbers {
+
+    /** Returned by the parsers when the cell is not a number. */
+    static final long INVALID = Long.MIN_VALUE;
+
+    private static final long[] POW10 = new long[19];
+
+    static {
+        POW10[0] = 1;
+        for (int i = 1; i < POW10.length; i++) {
+            POW10[i] = POW10[i - 1] * 10;
+        }
+    }
+
+    private Numbers() {
+    }
+
+    /** True when the cell holds nothing but blanks (TAB, space, CR). */
+    static boolean blank(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            byte c = b[i];
+            if (c != ' ' && c != '\t' && c != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A decimal amount times {@code unitBytes}, rounded to whole bytes. Surrounding blanks
+     * (msprof writes a TAB after timestamps) are ignored.
+     *
+     * @return bytes, or {@link #INVALID} when the cell is not a decimal number
+     */
+    static long amount(byte[] b, int from, int to, long unitBytes) {
+        while (from < to && isBlank(b[from])) {
+            from++;
+        }
+        while (to > from && isBlank(b[to - 1])) {
+            to--;
+        }
+        if (from == to) {
+            return INVALID;
+        }
+        int i = from;
+        boolean negative = false;
+        if (b[i] == '-' || b[i] == '+') {
+            negative = b[i] == '-';
+            i++;
+        }
+        long mantissa = 0;
+        int digits = 0;
+        int scale = 0;
+        boolean dot = false;
+        boolean anyDigit = false;
+        for (; i < to; i++) {
+            byte c = b[i];
+            if (c >= '0' && c <= '9') {
+                anyDigit = true;
+                if (digits >= 18 || scale >= 18) {
+                    return slowAmount(b, from, to, unitBytes);
+                }
+                mantissa = mantissa * 10 + (c - '0');
+                if (mantissa != 0) {
+                    digits++;
+                }
+                if (dot) {
+                    scale++;
+                }
+            } else if (c == '.' && !dot) {
+                dot = true;
+            } else if (c == 'e' || c == 'E') {
+                return slowAmount(b, from, to, unitBytes);
+            } else {
+                return INVALID;
+            }
+        }
+        if (!anyDigit) {
+            return INVALID;
+        }
+        long hi = Math.multiplyHigh(mantissa, unitBytes);
+        long lo = mantissa * unitBytes;
+        if (hi != 0 || lo < 0) {
+            return slowAmount(b, from, to, unitBytes);
+        }
+        long div = POW10[scale];
+        long q = lo / div;
+        long r = lo % div;
+        if (r * 2 >= div) {
+            q++;
+        }
+        return negative ? -q : q;
+    }
+
+    private static long slowAmount(byte[] b, int from, int to, long unitBytes) {
+        try {
+            BigDecimal v = new BigDecimal(new String(b, from, to - from, StandardCharsets.ISO_8859_1))
+                    .multiply(BigDecimal.valueOf(unitBytes)).setScale(0, RoundingMode.HALF_UP);
+            return v.longValueExact();
+        } catch (NumberFormatException | ArithmeticException e) {
+            return INVALID;
+        }
+    }
+
+    /**
+     * A timestamp written in microseconds with up to three decimals ({@code 1736408883573957.920}),
+     * as nanoseconds. Digits beyond the third decimal are dropped.
+     *
+     * @return nanoseconds, or {@link #INVALID}
+     */
+    static long microsToNanos(byte[] b, int from, int to) {
+        while (from < to && isBlank(b[from])) {
+            from++;
+        }
+        while (to > from && isBlank(b[to - 1])) {
+            to--;
+        }
+        if (from == to) {
+            return INVALID;
+        }
+        long whole = 0;
+        long frac = 0;
+        int fracDigits = 0;
+        boolean dot = false;
+        int digits = 0;
+        for (int i = from; i < to; i++) {
+            byte c = b[i];
+            if (c >= '0' && c <= '9') {
+                if (dot) {
+                    if (fracDigits < 3) {
+                        frac = frac * 10 + (c - '0');
+                        fracDigits++;
+                    }
+                } else {
+                    if (++digits > 16 || whole > 900_000_000_000_000L) {
+                        return INVALID;
+                    }
+                    whole = whole * 10 + (c - '0');
+                }
+            } else if (c == '.' && !dot) {
+                dot = true;
+            } else {
+                return INVALID;
+            }
+        }
+        if (digits == 0) {
+            return INVALID;
+        }
+        while (fracDigits < 3) {
+            frac *= 10;
+            fracDigits++;
+        }
+        return whole * 1000 + frac;
+    }
+
+    /**
+     * A device cell: {@code 3}, {@code NPU:3}, {@code npu:3}. {@code host}, empty or anything
+     * else gives -1 (the row has no device).
+     */
+    static int deviceId(byte[] b, int from, int to) {
+        while (from < to && isBlank(b[from])) {
+            from++;
+        }
+        while (to > from && isBlank(b[to - 1])) {
+            to--;
+        }
+        if (to - from >= 4 && (b[from] == 'N' || b[from] == 'n') && (b[from + 1] == 'P' || b[from + 1] == 'p')
+                && (b[from + 2] == 'U' || b[from + 2] == 'u') && b[from + 3] == ':') {
+            from += 4;
+        }
+        if (from == to || to - from > 6) {
+            return -1;
+        }
+        int id = 0;
+        for (int i = from; i < to; i++) {
+            byte c = b[i];
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            id = id * 10 + (c - '0');
+        }
+        return id;
+    }
+
+    private static boolean isBlank(byte c) {
+        return c == ' ' || c == '\t' || c == '\r';
+    }
+
+    /** Cell text without surrounding blanks or quotes, for messages and {@code text} fields. */
+    static String text(byte[] b, int from, int to) {
+        while (from < to && isBlank(b[from])) {
+            from++;
+        }
+        while (to > from && isBlank(b[to - 1])) {
+            to--;
+        }
+        if (to - from >= 2 && b[from] == '"' && b[to - 1] == '"') {
+            return new String(b, from + 1, to - from - 2, StandardCharsets.UTF_8).replace("\"\"", "\"");
+        }
+        return new String(b, from, to - from, StandardCharsets.UTF_8);
+    }
+}

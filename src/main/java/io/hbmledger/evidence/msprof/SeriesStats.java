@@ -1,0 +1,160 @@
+package io.hbmledger.evidence.msprof;
+
+/**
+ * Running summary of one series (one quantity, device and component) in one pass: maximum
+ * with its row and time, sample count, time span, the largest gap between consecutive samples
+ * and, for each instant asked for, the last sample at or before it. Constant memory per series.
+ * Mutable and confined to one thread; partial results of file chunks are merged in file order.
+ */
+final class SeriesStats {
+
+    static final long NONE = Long.MIN_VALUE;
+
+    long peak = NONE;
+    String peakText;
+    long peakRow;
+    long peakTsNs = NONE;
+    long samples;
+    long minTsNs = Long.MAX_VALUE;
+    long maxTsNs = Long.MIN_VALUE;
+    /** Timestamp of the first and the last sample in file order (for gaps across chunks). */
+    long firstInOrderTsNs = NONE;
+    long lastInOrderTsNs = NONE;
+    long maxGapNs;
+    final long[] instantsNs;
+    final long[] atTsNs;
+    final long[] atBytes;
+    final long[] atRow;
+    final String[] atText;
+
+    SeriesStats(long[] instantsNs) {
+        this.instantsNs = instantsNs;
+        int n = instantsNs.length;
+        atTsNs = new long[n];
+        atBytes = new long[n];
+        atRow = new long[n];
+        atText = new String[n];
+        java.util.Arrays.fill(atTsNs, NONE);
+    }
+
+    /**
+     * Adds one sample. {@code text} is only asked for when the sample becomes the maximum or
+     * an instant's value, so the hot path makes no String.
+     */
+    void add(long bytes, long tsNs, long row, TextSource text) {
+        samples++;
+        if (bytes > peak) {
+            peak = bytes;
+            peakText = text.text();
+            peakRaw = null;
+            peakRow = row;
+            peakTsNs = tsNs;
+        }
+        if (tsNs != NONE) {
+            if (tsNs < minTsNs) {
+                minTsNs = tsNs;
+            }
+            if (tsNs > maxTsNs) {
+                maxTsNs = tsNs;
+            }
+            if (firstInOrderTsNs == NONE) {
+                firstInOrderTsNs = tsNs;
+            } else if (tsNs - lastInOrderTsNs > maxGapNs) {
+                maxGapNs = tsNs - lastInOrderTsNs;
+            }
+            lastInOrderTsNs = tsNs;
+            for (int i = 0; i < instantsNs.length; i++) {
+                if (tsNs <= instantsNs[i] && tsNs >= atTsNs[i]) {
+                    atTsNs[i] = tsNs;
+                    atBytes[i] = bytes;
+                    atRow[i] = row;
+                    atText[i] = text.text();
+                }
+            }
+        }
+    }
+
+    /** Folds in the stats of the part of the file that follows this one; its rows start at rowOffset+1. */
+    void mergeFollowing(SeriesStats next, long rowOffset) {
+        if (next.peak > peak) {
+            peak = next.peak;
+            peakText = next.peakText();
+            peakRaw = null;
+            peakRow = next.peakRow + rowOffset;
+            peakTsNs = next.peakTsNs;
+        }
+        samples += next.samples;
+        minTsNs = Math.min(minTsNs, next.minTsNs);
+        maxTsNs = Math.max(maxTsNs, next.maxTsNs);
+        maxGapNs = Math.max(maxGapNs, next.maxGapNs);
+        if (next.firstInOrderTsNs != NONE) {
+            if (firstInOrderTsNs == NONE) {
+                firstInOrderTsNs = next.firstInOrderTsNs;
+            } else {
+                maxGapNs = Math.max(maxGapNs, next.firstInOrderTsNs - lastInOrderTsNs);
+            }
+            lastInOrderTsNs = next.lastInOrderTsNs;
+        }
+        for (int i = 0; i < instantsNs.length; i++) {
+            if (next.atTsNs[i] != NONE && next.atTsNs[i] >= atTsNs[i]) {
+                atTsNs[i] = next.atTsNs[i];
+                atBytes[i] = next.atBytes[i];
+                atRow[i] = next.atRow[i] + rowOffset;
+                atText[i] = next.atText[i];
+            }
+        }
+    }
+
+    /** The peak cell's bytes when it came from the fast path (no String made per new maximum). */
+    private byte[] peakRaw;
+    private int peakRawLen;
+
+    /** Adds one clean sample whose text is the ASCII cell {@code buf[from, to)}. */
+    void addRaw(long bytes, long tsNs, long row, byte[] buf, int from, int to, TextSource text) {
+        if (bytes > peak && instantsNs.length == 0) {
+            int len = to - from;
+            if (peakRaw == null || peakRaw.length < len) {
+                peakRaw = new byte[Math.max(32, len)];
+            }
+            System.arraycopy(buf, from, peakRaw, 0, len);
+            peakRawLen = len;
+            samples++;
+            peak = bytes;
+            peakText = null;
+            peakRow = row;
+            peakTsNs = tsNs;
+            timed(tsNs);
+            return;
+        }
+        add(bytes, tsNs, row, text);
+    }
+
+    private void timed(long tsNs) {
+        if (tsNs < minTsNs) {
+            minTsNs = tsNs;
+        }
+        if (tsNs > maxTsNs) {
+            maxTsNs = tsNs;
+        }
+        if (firstInOrderTsNs == NONE) {
+            firstInOrderTsNs = tsNs;
+        } else if (tsNs - lastInOrderTsNs > maxGapNs) {
+            maxGapNs = tsNs - lastInOrderTsNs;
+        }
+        lastInOrderTsNs = tsNs;
+    }
+
+    /** The maximum as written. */
+    String peakText() {
+        if (peakText == null && peakRaw != null) {
+            peakText = new String(peakRaw, 0, peakRawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        return peakText;
+    }
+
+    /** Lazily made text of the current cell. */
+    @FunctionalInterface
+    interface TextSource {
+        String text();
+    }
+}

@@ -1,0 +1,102 @@
+package io.hbmledger.evidence.msprof;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything one pass over (part of) one memory table keeps: per-series running stats,
+ * operator_memory sums per device, static_op_mem graph totals, and row warnings. Its size
+ * depends on the number of series (devices x components), never on the number of rows.
+ * Rows are relative to the part; {@link #mergeFollowing} shifts them when parts are joined.
+ */
+final class Tally {
+
+    /** How many row warnings one file keeps word for word; the rest are counted. */
+    static final int MAX_WARNINGS = 20;
+
+    record Key(MsprofQuantity quantity, int device, String component) {
+    }
+
+    static final class OperatorSums {
+        long total;
+        long unreleased;
+        long count;
+        long lastRow;
+    }
+
+    record RowWarning(long row, String message) {
+    }
+
+    final long[] instantsNs;
+    final Map<Key, SeriesStats> series = new LinkedHashMap<>();
+    final Map<Integer, OperatorSums> operators = new LinkedHashMap<>();
+    final List<RowWarning> warnings = new ArrayList<>();
+    long droppedWarnings;
+    /** Lines seen in this part (data rows, blank ones included). */
+    long rows;
+    /** Samples written as -1 (the CANN guide: only frees were seen), not counted as values. */
+    long minusOne;
+    long firstMinusOneRow;
+
+    Tally(long[] instantsNs) {
+        this.instantsNs = instantsNs;
+    }
+
+    SeriesStats stats(MsprofQuantity q, int device, String component) {
+        return series.computeIfAbsent(new Key(q, device, component), k -> new SeriesStats(instantsNs));
+    }
+
+    OperatorSums operators(int device) {
+        return operators.computeIfAbsent(device, d -> new OperatorSums());
+    }
+
+    void warn(long row, String message) {
+        if (warnings.size() < MAX_WARNINGS) {
+            warnings.add(new RowWarning(row, message));
+        } else {
+            droppedWarnings++;
+        }
+    }
+
+    void minusOne(long row) {
+        if (minusOne++ == 0) {
+            firstMinusOneRow = row;
+        }
+    }
+
+    /** Folds in the tally of the part that follows this one in the same file. */
+    void mergeFollowing(Tally next) {
+        long offset = rows;
+        for (Map.Entry<Key, SeriesStats> e : next.series.entrySet()) {
+            SeriesStats mine = series.get(e.getKey());
+            if (mine == null) {
+                SeriesStats fresh = new SeriesStats(instantsNs);
+                fresh.mergeFollowing(e.getValue(), offset);
+                series.put(e.getKey(), fresh);
+            } else {
+                mine.mergeFollowing(e.getValue(), offset);
+            }
+        }
+        for (Map.Entry<Integer, OperatorSums> e : next.operators.entrySet()) {
+            OperatorSums mine = operators(e.getKey());
+            OperatorSums theirs = e.getValue();
+            mine.total += theirs.total;
+            mine.unreleased += theirs.unreleased;
+            mine.count += theirs.count;
+            mine.lastRow = theirs.lastRow + offset;
+        }
+        for (RowWarning w : next.warnings) {
+            warn(w.row() + offset, w.message());
+        }
+        droppedWarnings += next.droppedWarnings;
+        if (next.minusOne > 0) {
+            if (minusOne == 0) {
+                firstMinusOneRow = next.firstMinusOneRow + offset;
+            }
+            minusOne += next.minusOne;
+        }
+        rows += next.rows;
+    }
+}
