@@ -8,6 +8,7 @@ import io.hbmledger.ledger.Attribution;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
+import io.hbmledger.ledger.MsprofEvidence;
 import io.hbmledger.ledger.RankLabels;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.report.LedgerJsonWriter;
@@ -76,6 +77,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--model", description = "model name for the heading (evidence files only)")
     String model;
 
+    @Option(names = "--instant", paramLabel = "NAME=TIME",
+            description = "a wall-clock instant of the run (ISO-8601 with offset), e.g. ready=2026-11-29T21:03:04+08:00,"
+                    + " to read msprof series at (evidence files only; a run directory takes them from run.json moments)")
+    Map<String, String> instants = new LinkedHashMap<>();
+
     @Option(names = "--all-devices", description = "print every device's full ledger (by default, above 4 devices a summary and the notable devices)")
     boolean allDevices;
 
@@ -112,13 +118,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter err) throws IOException, EvidenceException, BadInput {
-        boolean runMode = inputs.size() == 1 && (Files.isDirectory(inputs.get(0))
+        boolean runMode = inputs.size() == 1 && (Files.isDirectory(inputs.get(0)) && !MsprofLoader.isExportDir(inputs.get(0))
                 || inputs.get(0).getFileName().toString().equals(RunManifest.FILE_NAME));
         RunDirectory runDir = null;
         List<Input> files;
         Layout layout;
         if (runMode) {
-            if (tp != null || dp != null || devices != null || !moments.isEmpty() || model != null) {
+            if (tp != null || dp != null || devices != null || !moments.isEmpty() || model != null || !instants.isEmpty()) {
                 throw new BadInput("--tp, --dp, --devices, --moment and --model describe evidence files;"
                         + " a run directory takes them from its run.json");
             }
@@ -136,8 +142,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<TaggedObservation> tagged = new ArrayList<>();
         List<EvidenceSet.FileInfo> infos = new ArrayList<>();
         EvidenceReaders readers = EvidenceReaders.all();
+        List<MsprofLoader.Item> msprofItems = new ArrayList<>();
         for (Input in : files) {
             try {
+                Optional<String> msprofFormat = MsprofLoader.format(in.path());
+                if (msprofFormat.isPresent()) {
+                    // read below as a whole, at the run's instants: the ledger gets summaries
+                    msprofItems.add(new MsprofLoader.Item(in.path(), in.sourceName()));
+                    infos.add(new EvidenceSet.FileInfo(in.sourceName(), msprofFormat.get(), in.moment()));
+                    continue;
+                }
                 EvidenceFile f = readers.read(in.path(), in.shown());
                 if (!f.usable()) {
                     f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
@@ -163,7 +177,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 || f.format().startsWith("msprof") || f.format().startsWith("nvidia-smi"))) {
             throw new BadInput("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
         }
-        EvidenceSet ev = new EvidenceSet(tagged, infos, layout);
+        MsprofEvidence msprof = MsprofEvidence.none();
+        if (!msprofItems.isEmpty()) {
+            msprof = loadMsprof(msprofItems, runDir);
+        }
+        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, msprof);
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
@@ -195,6 +213,32 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The run's instants (run.json moments, else the ready sample's taken_at; --instant for files) and the msprof summaries. */
+    private MsprofEvidence loadMsprof(List<MsprofLoader.Item> items, RunDirectory runDir) throws IOException {
+        List<String> warnings = new ArrayList<>();
+        Map<String, Long> at;
+        String readyFrom = null;
+        if (runDir != null) {
+            at = MsprofLoader.instants(runDir.manifest().moments(), warnings, "run.json moments");
+            if (at.containsKey("ready")) {
+                readyFrom = "run.json moments.ready";
+            } else {
+                for (EvidenceEntry e : runDir.manifest().evidence()) {
+                    Optional<Long> t = "ready".equals(e.moment()) ? MsprofLoader.epochUs(e.takenAt()) : Optional.empty();
+                    if (t.isPresent()) {
+                        at.put("ready", t.get());
+                        readyFrom = "taken_at of the ready sample " + e.file() + " in run.json";
+                        break;
+                    }
+                }
+            }
+        } else {
+            at = MsprofLoader.instants(instants, warnings, "--instant");
+            readyFrom = at.containsKey("ready") ? "--instant ready" : null;
+        }
+        return MsprofLoader.load(items, at, readyFrom, runDir == null ? null : runDir.dir(), warnings);
+    }
+
     private static List<Input> runInputs(RunDirectory rd) throws BadInput {
         List<Input> out = new ArrayList<>();
         if (rd.manifest().evidence().isEmpty()) {
@@ -210,7 +254,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return out;
     }
 
-    private List<Input> fileInputs() throws BadInput {
+    private List<Input> fileInputs() throws BadInput, IOException {
         Map<String, Moment> byName = new LinkedHashMap<>();
         for (Map.Entry<String, String> m : moments.entrySet()) {
             Optional<Moment> mo = Moment.parse(m.getValue());
@@ -222,7 +266,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<Input> out = new ArrayList<>();
         List<String> matched = new ArrayList<>();
         for (Path p : inputs) {
-            if (Files.isDirectory(p)) {
+            if (Files.isDirectory(p) && !MsprofLoader.isExportDir(p)) {
                 throw new BadInput(p + ": a directory among several inputs; give one run directory, or evidence files");
             }
             String shown = p.toString();

@@ -32,14 +32,21 @@ public final class Attribution {
             new KvFromTokensRule(),
             new OomRule(),
             new ProcessTableRule(),
+            new MsprofUsedRule(),
+            new MsprofModulesRule(),
+            new MsprofAllocatorCacheRule(),
+            new MsprofPeakRule(),
             new MissingComponentsRule(),
             new ResidualRule(),
             new LedgerSumCheck(),
             new BudgetCheck(),
             new MixedMomentsCheck(),
-            new LaterSamplesCheck());
+            new LaterSamplesCheck(),
+            new MsprofAppCheck(),
+            new MsprofDeviceCheck());
 
-    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule());
+    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
+            new MsprofRunRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

@@ -9,13 +9,21 @@ import java.util.function.Predicate;
 
 /**
  * Everything a run holds, ready for attribution: tagged observations, the files they came from
- * and the deployment layout. Pure data with lookups; no I/O.
+ * and the deployment layout, and the msprof summaries (read at the edge, {@link MsprofEvidence}).
+ * Pure data with lookups; no I/O.
  */
-public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
+public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                          MsprofEvidence msprof) {
 
     public EvidenceSet {
         observations = List.copyOf(observations);
         files = List.copyOf(files);
+        msprof = msprof == null ? MsprofEvidence.none() : msprof;
+    }
+
+    /** A run without msprof summaries. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
+        this(observations, files, layout, MsprofEvidence.none());
     }
 
     /** One evidence file of the run: as shown to the user, its format and its moment. */
