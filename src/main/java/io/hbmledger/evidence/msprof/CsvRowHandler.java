@@ -1,6 +1,5 @@
 package io.hbmledger.evidence.msprof;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -29,7 +28,6 @@ final class CsvRowHandler {
     private int lastGroupLen = -1;
     private int lastDevice = Integer.MIN_VALUE;
     private SeriesStats[] lastStats;
-    private MsprofQuantity[] lastQuantities;
 
     // per-row state for lazy text
     private byte[] rowBuf;
@@ -238,7 +236,6 @@ final class CsvRowHandler {
         lastGroupLen = len;
         lastDevice = device;
         lastStats = stats;
-        lastQuantities = quantities;
         return stats;
     }
 
@@ -272,9 +269,5 @@ final class CsvRowHandler {
         cellFrom = s[c];
         cellTo = e[c];
         tally.stats(MsprofQuantity.STATIC_GRAPH_TOTAL, device, graph).add(v, SeriesStats.NONE, row, cellText);
-    }
-
-    static String ascii(byte[] b, int from, int to) {
-        return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
     }
 }

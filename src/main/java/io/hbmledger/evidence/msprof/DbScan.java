@@ -120,12 +120,14 @@ final class DbScan {
                     continue;
                 }
                 Tally tally = new Tally(instantsNs);
-                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(q.getValue())) {
+                try (Statement st = c.createStatement()) {
                     st.setFetchSize(4096);
-                    switch (t) {
-                        case OPERATOR_MEMORY -> operators(rs, tally);
-                        case MEMORY_RECORD -> memoryRecord(rs, tally);
-                        default -> sampled(t, rs, tally);
+                    try (ResultSet rs = st.executeQuery(q.getValue())) {
+                        switch (t) {
+                            case OPERATOR_MEMORY -> operators(rs, tally);
+                            case MEMORY_RECORD -> memoryRecord(rs, tally);
+                            default -> sampled(t, rs, tally);
+                        }
                     }
                 } catch (SQLException e) {
                     warnings.add("table " + t.dbTable() + " after row " + tally.rows + ": " + e.getMessage()

@@ -76,6 +76,65 @@ final class FusedLineParser {
         valueTo = new int[valueCount];
     }
 
+    /**
+     * Runs the fast path over made-up lines in this layout that take every branch (zero and
+     * non-zero amounts, with and without decimals, empty cells, short and long names, NPU:
+     * prefixes, CRLF), on a throwaway tally. Real exports are grouped by component, so the
+     * first million rows are often all zeros of one module; the JIT compiles for what it has
+     * seen and then throws the code away at each new kind of row (seen: eight recompilations
+     * and seconds in the interpreter on a 1 GiB file). Warmed this way it compiles once.
+     * Only worth its few milliseconds for large files.
+     */
+    static void warmUp(CsvLayout layout) {
+        Tally tally = new Tally(new long[0]);
+        CsvRowHandler handler = new CsvRowHandler(layout, tally, -1);
+        FusedLineParser f = forLayout(layout, handler);
+        if (f == null) {
+            return;
+        }
+        String[][] cells = {
+            {"x", "NPU:0", "897357296", ""},
+            {"0", "NPU:3", "12", "0", "NPU:1", "host"},
+            layout.table() == MsprofTable.NPU_MEM ? new String[] {"app", "device"}
+                : new String[] {"APP", "HCCL", "ASCENDCKERNEL", "SLOG", "MDCPERCEPTION"},
+            {"1736408883657146.822\t", "1695115378653323.5", "1736408883657146", "17364088836571.8\t"},
+        };
+        String[] amounts = {"0.0", "413760", "404.0625", "0", "92.234375", "", "1.5", "2109.6015625", "0.0", "-1",
+            "413760", "0.0"};
+        StringBuilder sb = new StringBuilder();
+        for (int v = 0; v < 40; v++) {
+            for (int c = 0; c < f.fieldCount; c++) {
+                if (c > 0) {
+                    sb.append(',');
+                }
+                byte kind = f.kinds[c];
+                String[] choices = kind >= VALUE0 ? amounts : cells[kind];
+                sb.append(choices[(v * 7 + c * 3) % choices.length]);
+            }
+            sb.append(v % 3 == 0 ? "\r\n" : "\n");
+        }
+        byte[] b = sb.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int round = 0; round < 2500; round++) {
+            int p = 0;
+            long row = 0;
+            while (p < b.length) {
+                // the same line cut short, as at the end of a read buffer: takes every "need more" exit
+                f.line(b, p, Math.min(b.length, p + 1 + (round + (int) row) % 48), row + 1);
+                f.forget();
+                int next = f.line(b, p, b.length, ++row);
+                if (next < 0) {
+                    f.forget();
+                    int nl = p;
+                    while (nl < b.length && b[nl] != '\n') {
+                        nl++;
+                    }
+                    next = nl + 1;
+                }
+                p = next;
+            }
+        }
+    }
+
     /** Forgets the cached group: a row went through the general path and may have changed it. */
     void forget() {
         lastGroupLen = 0;

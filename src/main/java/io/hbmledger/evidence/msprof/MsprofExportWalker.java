@@ -64,7 +64,7 @@ public final class MsprofExportWalker {
         return ids;
     }
 
-    /** The table a file name stands for, or null; SQLite exports give {@link MsprofTable#NPU_MEM} as a marker. */
+    /** The {@link MsprofTable} name a CSV file name stands for, {@code "db"} for a SQLite export, or null. */
     static String kindOf(Path p) {
         String name = p.getFileName().toString();
         if (name.endsWith(".db")) {
