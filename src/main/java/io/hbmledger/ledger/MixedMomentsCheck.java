@@ -33,7 +33,8 @@ final class MixedMomentsCheck implements DeviceRule {
         }
         if (odd.isEmpty()) {
             d.check(new Check(Check.MIXED_MOMENTS, Check.Status.PASS,
-                    "every counted entry describes " + d.moment + " (start-up figures last until ready)"));
+                    "every counted entry describes " + d.moment
+                            + ("ready".equals(d.moment) ? " (start-up figures last until ready)" : "")));
         } else {
             d.check(new Check(Check.MIXED_MOMENTS, Check.Status.WARN,
                     "taken at another moment than " + d.moment + ": " + String.join(", ", odd)));

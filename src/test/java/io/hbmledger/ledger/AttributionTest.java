@@ -298,6 +298,21 @@ class AttributionTest {
     }
 
     @Test
+    void severalIdleSamplesAndABusyOne() {
+        file("idle1.txt", "npu-smi-info", Moment.BASELINE);
+        file("idle2.txt", "npu-smi-info", Moment.BASELINE);
+        add("idle1.txt", Observation.bytes("hbm_used", 3412 * MIB, 9, "3412").withDevice("npu:0/chip:0"));
+        add("idle2.txt", Observation.bytes("hbm_used", 3420 * MIB, 9, "3420").withDevice("npu:0/chip:0"));
+        add("idle2.txt", Observation.bytes("process_memory", 8 * MIB, 40, "8").withDevice("npu:0/chip:0").withPid(5L));
+        Entry base = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.DRIVER_BASELINE);
+        // first sample: 3412 MiB; range 3412 MiB = 3.33 GiB .. 3420 MiB = 3.34 GiB
+        assertThat(base.bytes()).isEqualTo(3412 * MIB);
+        assertThat(base.note()).contains("first of 2 idle samples, which range 3.33 GiB to 3.34 GiB")
+                .contains("WARNING: the idle sample(s) list 1 process(es)");
+    }
+
+    @Test
     void rankLabels() {
         assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
         assertThat(RankLabels.rankOf("Worker_DP1_TP1 pid=77", 2)).isEqualTo(3);
