@@ -101,8 +101,9 @@ final class MsprofPeakRule implements DeviceRule {
         String mean = dev.meanIntervalUs().map(x -> MsprofReading.ms(Math.round(x))).orElse("?");
         if (dev.tooCoarse(COARSE_US)) {
             d.check(new Check(SAMPLING_CHECK, Check.Status.WARN, "npu_mem Device samples every " + mean
-                    + " on average, up to " + gap(dev) + " apart: a peak shorter than that may fall between samples;"
-                    + " collect with msprof --sys-hardware-mem-freq=50 or more"));
+                    + " on average, up to " + gap(dev) + " apart: a peak shorter than that may fall between samples"
+                    + (dev.meanIntervalUs().orElse(0.0) > COARSE_US ? "; collect with msprof --sys-hardware-mem-freq=50 or more"
+                    : " (the rate is fine: collection stalled at times, e.g. on a busy host)")));
         } else {
             d.check(new Check(SAMPLING_CHECK, Check.Status.PASS, "npu_mem Device samples every " + mean
                     + " on average, at most " + gap(dev) + " apart (" + dev.samples() + " samples)"));
