@@ -80,9 +80,9 @@ final class MsprofAppCheck implements DeviceRule {
         Optional<MsprofReading> appPeak = MsprofReading.at(m, app.get(), MsprofEvidence.peakMoment(key), "the device peak");
         Optional<Entry> act = d.get(Component.ACTIVATION_PEAK).filter(Entry::known);
         long a = appPeak.map(MsprofReading::bytes).orElse(app.get().peakBytes());
-        String which = appPeak.isPresent() ? "at the device peak" : "APP maximum over the window";
+        String which = appPeak.isPresent() ? "at the device peak APP" : "APP's maximum over the window";
         long expected = vllm + act.map(Entry::bytes).orElse(0L);
-        out.add(which + " APP " + Units.gib(a) + " vs vLLM's " + parts + (act.isPresent() ? " + start-up activation peak" : "")
+        out.add(which + " " + Units.gib(a) + " vs vLLM's " + parts + (act.isPresent() ? " + start-up activation peak" : "")
                 + " " + Units.gib(expected) + ": difference " + Units.gib(a - expected) + " (for reference: load is not vLLM's profile run)");
         d.check(new Check(CHECK, status, String.join("; ", out)));
     }
