@@ -3,8 +3,8 @@
  * column layouts of the real files (see ../shared/corpus/msprof and MsprofTable's Javadoc):
  *
  *   PROF_000001_<ts>_SIM/mindstudio_profiler_output/
- *     npu_module_mem_<ts>[_slice_N].csv   Device_id,Component,Timestamp(us),Total Reserved(KB),Device
- *     npu_mem_<ts>[_slice_N].csv          Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)
+ *     npu_module_mem_slice_N_<ts>.csv   Device_id,Component,Timestamp(us),Total Reserved(KB),Device
+ *     npu_mem_slice_N_<ts>.csv          Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)
  *
  * with a TAB after every timestamp, as msprof writes it; 77 modules sampled at --hz on each of
  * --devices NPUs, rows grouped by device then module then time (the order of the real files),
@@ -62,7 +62,7 @@ public class GenerateMsprofExport {
         long stepUs = 1_000_000L / hz;
         System.err.printf("simulated msprof export: %d devices x %d modules at %d Hz for %.1f s -> %s%n",
                 devices, MODULES.length, hz, samples / (double) hz, dir);
-        try (Sliced w = new Sliced(dir, "npu_module_mem_20250109091803", sliceMb << 20,
+        try (Sliced w = new Sliced(dir, "npu_module_mem", sliceMb << 20,
                 "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n")) {
             for (int d = 0; d < devices; d++) {
                 for (int m = 0; m < MODULES.length; m++) {
@@ -76,7 +76,7 @@ public class GenerateMsprofExport {
                 }
             }
         }
-        try (Sliced w = new Sliced(dir, "npu_mem_20250109091803", sliceMb << 20,
+        try (Sliced w = new Sliced(dir, "npu_mem", sliceMb << 20,
                 "Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n")) {
             for (int d = 0; d < devices; d++) {
                 Random r = new Random(d);
@@ -133,7 +133,8 @@ public class GenerateMsprofExport {
         }
 
         void open() throws IOException {
-            out = new BufferedOutputStream(Files.newOutputStream(dir.resolve(stem + "_slice_" + slice + ".csv")),
+            // msprof's naming for sliced summaries: NAME_slice_N_yyyyMMddHHmmss.csv
+            out = new BufferedOutputStream(Files.newOutputStream(dir.resolve(stem + "_slice_" + slice + "_20250109091803.csv")),
                     1 << 20);
             out.write(header);
             written = header.length;

@@ -229,7 +229,8 @@ final class DbScan {
             tally.minusOne(row);
             return;
         }
-        String text = v.toString();
+        // a REAL column prints as written in plain digits (423690240.0, not 4.2369024E8)
+        String text = v instanceof Double d ? java.math.BigDecimal.valueOf(d).toPlainString() : v.toString();
         tally.stats(q, device, component).add(bytes, tsNs, row, () -> text);
     }
 

@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  */
 public final class MsprofExportWalker {
 
-    private static final Pattern SLICE = Pattern.compile("^(.*)_slice_(\\d+)$");
+    /** {@code npu_mem_slice_0_20250109.csv} (msprof's naming) or {@code npu_mem_20250109_slice_0.csv}. */
+    private static final Pattern SLICE = Pattern.compile("^(.*)_slice_(\\d+)(_[^_]*)?$");
     private static final Pattern DEVICE_DIR = Pattern.compile("device_(\\d+)");
     private static final Pattern RANK = Pattern.compile("(?i)(?:^|[_\\-.])(rank|dp|tp|ep|pp)[_\\-]?(\\d+)(?=$|[_\\-.])");
 
@@ -124,7 +125,7 @@ public final class MsprofExportWalker {
             int slice = 0;
             Matcher m = SLICE.matcher(stem);
             if (m.matches()) {
-                stem = m.group(1);
+                stem = m.group(1) + (m.group(3) == null ? "" : m.group(3));
                 slice = Integer.parseInt(m.group(2));
             }
             String group = f.getParent().resolve(stem).toString();

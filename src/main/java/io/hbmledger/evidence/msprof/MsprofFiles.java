@@ -147,7 +147,17 @@ public final class MsprofFiles {
         long rows = 0;
         for (DbScan.TableTally tt : r.tables()) {
             tables.add(tt.table());
-            series.addAll(series(tt.tally(), display, names, false));
+            for (MsprofSeries one : series(tt.tally(), display, names, false)) {
+                if (tt.table() == MsprofTable.MEMORY_RECORD && one.peakBytes() == 0) {
+                    // torch_npu's SQLite export writes 0 where its memory_record.csv leaves the cell
+                    // empty (GE rows have no Total Active): a column that is 0 in every row of a
+                    // component is taken as not recorded rather than printed as a measured 0
+                    warnings.add("MEMORY_RECORD: " + one.quantity().contractName() + " of " + one.component()
+                            + " is 0 in all " + one.samples() + " rows; taken as not recorded, not reported");
+                    continue;
+                }
+                series.add(one);
+            }
             ops.addAll(operators(tt.tally(), display, false));
             warnings.addAll(rowWarnings(tt.tally(), tt.table().dbTable() + " "));
             rows += tt.tally().rows;

@@ -71,6 +71,25 @@ class MsprofExportWalkerTest {
     }
 
     @Test
+    void msprofSliceNamingWithTheTimestampLast() throws Exception {
+        String header = "Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n";
+        write("PROF_2/mindstudio_profiler_output/npu_mem_slice_1_20250109091803.csv", header
+                + "3,Device,0,50,50,2000.000\t\n");
+        write("PROF_2/mindstudio_profiler_output/npu_mem_slice_0_20250109091803.csv", header
+                + "3,Device,0,70,70,1000.000\t\n3,APP,0,20,20,1000.000\t\n");
+        MsprofExport e = MsprofExportWalker.find(dir).get(0);
+        assertThat(e.inputs()).extracting(MsprofInput::slice).containsExactly(0, 1);
+        assertThat(e.inputs()).extracting(MsprofInput::sliceGroup).containsOnly(e.inputs().get(0).sliceGroup());
+        MsprofSummary s = MsprofAnalyzer.analyze(e.inputs(), Map.of());
+        // slices joined: device series 70 KiB (slice 0 row 1) then 50 KiB: 2 samples, max 71680 B
+        MsprofSeries dev = s.device("npu:3").wholeDevice().orElseThrow();
+        assertThat(dev.samples()).isEqualTo(2);
+        assertThat(dev.peakBytes()).isEqualTo(70L * 1024);
+        assertThat(dev.peakFile()).contains("slice_0");
+        assertThat(s.device("npu:3").app().orElseThrow().peakBytes()).isEqualTo(20L * 1024);
+    }
+
+    @Test
     void realTorchNpuDatabaseThroughTheApi() throws Exception {
         Path db = Corpus.file("msprof/msinsight_level1_rank0_ascend_pytorch_profiler_0.db");
         MsprofSummary s = MsprofAnalyzer.analyze(List.of(MsprofInput.of(db)), Map.of());
