@@ -103,6 +103,22 @@ class MsprofAnalyzeTest {
         assertThat(d1.get("checks").toString()).contains("no msprof data for device 1");
     }
 
+    @Test
+    void hostRowsGoToProcessLevelNeverIntoADevice() throws Exception {
+        // static_op_mem of the msinsight server export: Device_id "host"; the TOTAL rows of graphs
+        // 0 and 1 are 17210.5 KB = 17623552 B and 19910.5 KB = 20388352 B (truth.json)
+        JsonNode r = analyze(Corpus.file(MODULES).toString(), Corpus.file("msprof/msinsight_server_rank1_static_op_mem.csv").toString());
+        List<Long> bytes = new ArrayList<>();
+        for (JsonNode p : r.get("process_level")) {
+            assertThat(p.get("component").asText()).isEqualTo("static_graph");
+            assertThat(p.get("confidence").asText()).isEqualTo("measured");
+            bytes.add(p.get("bytes").asLong());
+        }
+        assertThat(bytes).containsExactlyInAnyOrder(17623552L, 20388352L);
+        assertThat(r.get("devices")).hasSize(1);
+        assertThat(r.get("devices").get(0).toString()).doesNotContain("17623552");
+    }
+
     private static List<String> checks(JsonNode r) {
         List<String> out = new ArrayList<>();
         r.get("devices").get(0).get("checks").forEach(c -> out.add(c.get("name").asText() + "=" + c.get("status").asText()));
