@@ -23,7 +23,8 @@ final class MsprofRunRule implements RunRule {
         }
         boolean any = m.exports().stream().anyMatch(e -> e.summary().hasMemoryEvidence());
         if (!any) {
-            run.incomplete("the msprof export holds no memory table (npu_mem, npu_module_mem, memory_record):"
+            run.incomplete("the msprof export (" + String.join(", ", m.exports().stream().map(MsprofEvidence.Export::name).toList())
+                    + ") holds no readable memory table (npu_mem, npu_module_mem, memory_record; see the notes):"
                     + " HCCL, CANN runtime and the peak under load are not measured; collect with --sys-hardware-mem=on");
         }
         MsprofDeviceMap map = MsprofDeviceMap.of(m, ev.layout());
