@@ -179,7 +179,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         MsprofEvidence msprof = MsprofEvidence.none();
         if (!msprofItems.isEmpty()) {
-            msprof = loadMsprof(msprofItems, runDir);
+            try {
+                msprof = loadMsprof(msprofItems, runDir);
+            } catch (IOException e) {
+                throw new BadInput("msprof evidence: " + e.getMessage() + System.lineSeparator()
+                        + "hbm-ledger: no ledger written: fix or remove the files above");
+            }
         }
         EvidenceSet ev = new EvidenceSet(tagged, infos, layout, msprof);
         Ledger ledger = Attribution.standard().attribute(ev);

@@ -170,6 +170,17 @@ final class MsprofLoader {
                     parent == null ? Map.of() : MsprofExportWalker.rankIds(parent.getFileName().toString())));
             g.inputs.add(new MsprofInput(p, tableOf(p), p.toString(), 0, folderDevice(p)));
         }
+        if (baseDir != null) {
+            Path real = baseDir.toRealPath();
+            for (Group g : groups.values()) {
+                for (MsprofInput in : g.inputs) {
+                    if (!in.path().toRealPath().startsWith(real)) {
+                        throw new IOException(in.path() + " resolves through a symbolic link to " + in.path().toRealPath()
+                                + ", outside the run directory " + real + "; copy the export into the run directory");
+                    }
+                }
+            }
+        }
         List<MsprofEvidence.Export> exports = new ArrayList<>();
         for (Group g : groups.values()) {
             exports.add(new MsprofEvidence.Export(g.name, g.kind, g.rankIds, read(g.inputs, momentsUs)));

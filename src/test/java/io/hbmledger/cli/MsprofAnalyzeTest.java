@@ -119,6 +119,18 @@ class MsprofAnalyzeTest {
         assertThat(r.get("devices").get(0).toString()).doesNotContain("17623552");
     }
 
+    @Test
+    void aSymbolicLinkOutOfTheRunInsideAnExportIsRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path export = java.nio.file.Files.createDirectories(dir.resolve("evidence/PROF_000001_x/mindstudio_profiler_output"));
+        java.nio.file.Files.createSymbolicLink(export.resolve("npu_module_mem_1.csv"), Corpus.file(MODULES));
+        java.nio.file.Files.writeString(dir.resolve("run.json"),
+                "{\"schema\": \"hbm-ledger/run/1\", \"evidence\": [{\"file\": \"evidence/PROF_000001_x\"}]}");
+        CliRun r = CliRun.of("analyze", "--no-write", dir.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("npu_module_mem_1.csv resolves through a symbolic link", "outside the run directory");
+        assertThat(r.out()).isEmpty();
+    }
+
     private static List<String> checks(JsonNode r) {
         List<String> out = new ArrayList<>();
         r.get("devices").get(0).get("checks").forEach(c -> out.add(c.get("name").asText() + "=" + c.get("status").asText()));
