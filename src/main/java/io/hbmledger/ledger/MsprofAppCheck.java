@@ -60,8 +60,20 @@ final class MsprofAppCheck implements DeviceRule {
                 } else {
                     geNote = " (APP matches PTA reserved " + Units.gib(p) + ": GE is outside it)";
                 }
+            } else if (ge > 0 && dm.app().flatMap(x -> MsprofReading.at(m, x, "ready", "ready")).isPresent()) {
+                // npu_mem APP is the whole process: APP + HCCL + RUNTIME (+ GE when GE is not in APP)
+                long proc = dm.app().flatMap(x -> MsprofReading.at(m, x, "ready", "ready")).get().bytes();
+                long rest = value(m, dm.module("HCCL"), "ready") + value(m, dm.module("RUNTIME"), "ready")
+                        + value(m, dm.module("ASCENDCL"), "ready");
+                if (Math.abs(proc - (a + rest)) < Math.abs(proc - (a + rest + ge))) {
+                    a -= ge;
+                    geNote = " (APP holds GE " + Units.mib(ge) + ", taken out: npu_mem APP " + Units.gib(proc)
+                            + " = APP + HCCL + runtime without GE)";
+                } else {
+                    geNote = " (npu_mem APP " + Units.gib(proc) + " has room for GE beside APP: GE is outside it)";
+                }
             } else if (ge > 0) {
-                geNote = " (GE " + Units.mib(ge) + " may be inside APP: no memory_record PTA to tell)";
+                geNote = " (GE " + Units.mib(ge) + " may be inside APP: no memory_record PTA or npu_mem APP to tell)";
             }
             long expected = vllm;
             String exp = parts;

@@ -80,6 +80,35 @@ class MsprofRulesTest {
         assertThat(check(d, MsprofDeviceCheck.IDS).status()).isEqualTo(Check.Status.PASS);
     }
 
+    /** APP against vLLM's weights 7000 MiB + KV 45000 MiB; npu_mem APP = the whole process. */
+    static String appCheck(long appMib, long processMib) {
+        MsprofEvidence m = evidence(null, module("npu:0", "HCCL", 404), module("npu:0", "RUNTIME", 92),
+                module("npu:0", "GE", 76), module("npu:0", "APP", appMib),
+                series(MsprofQuantity.APP_HBM_PEAK, "npu:0", null, processMib * MIB, processMib * MIB, T0, 20_000, Map.of()));
+        List<TaggedObservation> obs = List.of(
+                new TaggedObservation(io.hbmledger.evidence.Observation.bytes("weights", 7000 * MIB, 10, "7000 MiB"),
+                        "serve.log", "vllm-log", io.hbmledger.run.Moment.STARTUP, 0, null),
+                new TaggedObservation(io.hbmledger.evidence.Observation.bytes("kv_cache_available", 45000 * MIB, 11, "45000 MiB"),
+                        "serve.log", "vllm-log", io.hbmledger.run.Moment.STARTUP, 0, null));
+        List<EvidenceSet.FileInfo> files = List.of(new EvidenceSet.FileInfo("PROF_1", "msprof-export", null),
+                new EvidenceSet.FileInfo("serve.log", "vllm-log", io.hbmledger.run.Moment.STARTUP));
+        EvidenceSet ev = new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), "m"), m);
+        DeviceLedger d = Attribution.standard().attribute(ev).devices().get(0);
+        Check c = check(d, MsprofAppCheck.CHECK);
+        return c.status() + " " + c.detail();
+    }
+
+    @Test
+    void geInsideAppIsTakenOutBeforeComparingWithVllm() {
+        // APP 52076 = 7000 + 45000 + GE 76; the process 52572 = APP + HCCL 404 + RUNTIME 92: GE is inside APP
+        assertThat(appCheck(52076, 52572)).startsWith("PASS").contains("APP holds GE 76.0 MiB, taken out",
+                "at ready APP 50.78 GiB", "difference 0.00 GiB");
+        // APP 52000 = 7000 + 45000; the process 52572 = APP + HCCL + RUNTIME + GE: GE is beside APP
+        assertThat(appCheck(52000, 52572)).startsWith("PASS").contains("GE is outside it", "difference 0.00 GiB");
+        // APP 54000: 2000 MiB more than vLLM's figures, above 2% of APP
+        assertThat(appCheck(54000, 54572)).startsWith("WARN").contains("difference 1.95 GiB");
+    }
+
     @Test
     void torchNpuIndicesAreMappedThroughTheDeploymentDevicesAndSaidSo() {
         Ledger l = ledger(evidence(null, module("npu:0", "HCCL", 100), module("npu:1", "HCCL", 200)), List.of(4, 5));
