@@ -198,7 +198,9 @@ final class MsprofLoader {
         Map<String, Long> withPeaks = new LinkedHashMap<>(momentsUs);
         for (MsprofSeries s : first.series()) {
             if (s.quantity() == MsprofQuantity.DEVICE_HBM_PEAK && s.device() != null && s.peakTimestampUs() != null) {
-                withPeaks.put(MsprofEvidence.peakMoment(s.device()), s.peakTimestampUs());
+                // +1 us: the peak's own time is kept in whole microseconds while samples carry
+                // fractions (".586"), so the instant itself would fall just before its sample
+                withPeaks.put(MsprofEvidence.peakMoment(s.device()), s.peakTimestampUs() + 1);
             }
         }
         List<MsprofInput> again = inputs.stream().filter(in -> in.table() != MsprofTable.NPU_MODULE_MEM).toList();

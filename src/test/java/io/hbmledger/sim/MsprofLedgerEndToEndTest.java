@@ -118,6 +118,9 @@ class MsprofLedgerEndToEndTest {
         assertThat(underLoad.get("confidence").asText()).isEqualTo("measured");
         assertThat(underLoad.get("bytes").asLong()).isCloseTo(act, within(1024L));
         assertThat(peak.get("bytes").asLong() - used).isEqualTo(underLoad.get("bytes").asLong());
+        // npu_mem APP read at the device peak's own sample (same instant): the process grew the same
+        assertThat(underLoad.get("note").asText())
+                .contains(String.format(java.util.Locale.ROOT, "(npu_mem APP) grew %.2f GiB", act / (double) (1L << 30)));
         assertThat(underLoad.get("arithmetic").asText()).contains("device at ready " + used + " B");
         assertThat(checks(d)).contains("msprof_timeline=pass", "msprof_device_ids=pass");
     }
