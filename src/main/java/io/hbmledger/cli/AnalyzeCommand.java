@@ -5,6 +5,7 @@ import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.ledger.Attribution;
+import io.hbmledger.ledger.CheckpointEvidence;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
@@ -19,6 +20,8 @@ import io.hbmledger.run.RunDirectory;
 import io.hbmledger.run.RunManifest;
 import io.hbmledger.run.RunManifest.Deployment;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
+import io.hbmledger.weights.ParallelLayout;
+import io.hbmledger.weights.PlanOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -82,6 +85,24 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     + " to read msprof series at (evidence files only; a run directory takes them from run.json moments)")
     Map<String, String> instants = new LinkedHashMap<>();
 
+    @Option(names = "--model-dir", paramLabel = "DIR",
+            description = {"the checkpoint vLLM served: model directory (config.json, *.safetensors, index), a weights manifest",
+                "saved by `weights --save-manifest`, or one .safetensors file. Its per-device share is shown next to vLLM's",
+                "weights and its KV bytes per token check vLLM's KV figure. Overrides run.json's deployment.model_dir."})
+    Path modelDir;
+
+    @Option(names = "--pp", description = "pipeline-parallel size, for the checkpoint's per-device share (evidence files only; default 1)")
+    Integer pp;
+
+    @Option(names = "--ep", description = "expert parallelism was on (--enable-expert-parallel), for the checkpoint's share (evidence files only)")
+    boolean ep;
+
+    @Option(names = "--dtype", description = "vLLM --dtype, for the checkpoint's per-device share (evidence files only; default auto)")
+    String dtype;
+
+    @Option(names = "--kv-cache-dtype", description = "vLLM --kv-cache-dtype, for KV bytes per token (evidence files only; default auto)")
+    String kvCacheDtype;
+
     @Option(names = "--all-devices", description = "print every device's full ledger (by default, above 4 devices a summary and the notable devices)")
     boolean allDevices;
 
@@ -124,8 +145,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<Input> files;
         Layout layout;
         if (runMode) {
-            if (tp != null || dp != null || devices != null || !moments.isEmpty() || model != null || !instants.isEmpty()) {
-                throw new BadInput("--tp, --dp, --devices, --moment and --model describe evidence files;"
+            if (tp != null || dp != null || pp != null || ep || dtype != null || kvCacheDtype != null || devices != null
+                    || !moments.isEmpty() || model != null || !instants.isEmpty()) {
+                throw new BadInput("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment, --instant and --model"
+                        + " describe evidence files;"
                         + " a run directory takes them from its run.json");
             }
             runDir = RunDirectory.open(inputs.get(0));
@@ -142,6 +165,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<TaggedObservation> tagged = new ArrayList<>();
         List<EvidenceSet.FileInfo> infos = new ArrayList<>();
         EvidenceReaders readers = EvidenceReaders.all();
+        CheckpointLoader loader = checkpointLoader(runDir, layout);
+        CheckpointEvidence checkpoint = null;
+        List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
         List<MsprofLoader.Item> msprofItems = new ArrayList<>();
         for (Input in : files) {
             try {
@@ -152,7 +178,17 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     infos.add(new EvidenceSet.FileInfo(in.sourceName(), msprofFormat.get(), in.moment()));
                     continue;
                 }
+                if (CheckpointLoader.isManifest(in.path())) {
+                    if (checkpoint == null) {
+                        checkpoint = loader.manifest(in.path(), in.shown());
+                    }
+                    infos.add(new EvidenceSet.FileInfo(in.sourceName(), "weights-manifest", in.moment()));
+                    continue;
+                }
                 EvidenceFile f = readers.read(in.path(), in.shown());
+                if (f.usable() && CheckpointLoader.isCheckpointFormat(f.format())) {
+                    loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), f.format()));
+                }
                 if (!f.usable()) {
                     f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
                     continue;
@@ -168,6 +204,27 @@ public final class AnalyzeCommand implements Callable<Integer> {
             } catch (IOException e) {
                 errors.add(in.shown() + ": cannot read: " + e.getMessage());
             }
+        }
+        try {
+            // The checkpoint named explicitly wins: --model-dir, then run.json's model_dir, then a
+            // manifest among the evidence, then loose checkpoint files among the evidence.
+            if (modelDir != null) {
+                checkpoint = loader.load(modelDir, modelDir.toString());
+            } else if (runDir != null && runDir.modelDir() != null) {
+                checkpoint = loader.load(runDir.modelDir(), runDir.modelDirShown());
+            } else if (checkpoint == null && !loose.isEmpty()) {
+                try {
+                    checkpoint = loader.loose(loose);
+                } catch (EvidenceException e) {
+                    // Loose config.json / index files still give their observations; only the
+                    // checkpoint lines are left out, and the user is told why.
+                    err.println("hbm-ledger: warning: " + e.getMessage() + "; the ledger shows no checkpoint lines");
+                }
+            }
+        } catch (EvidenceException e) {
+            errors.add(e.getMessage());
+        } catch (IOException e) {
+            errors.add((modelDir != null ? modelDir : "the checkpoint") + ": cannot read: " + e.getMessage());
         }
         if (!errors.isEmpty()) {
             throw new BadInput(String.join(System.lineSeparator() + "hbm-ledger: ", errors)
@@ -186,7 +243,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         + "hbm-ledger: no ledger written: fix or remove the files above");
             }
         }
-        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, msprof);
+        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof);
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
@@ -242,6 +299,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
             readyFrom = at.containsKey("ready") ? "--instant ready" : null;
         }
         return MsprofLoader.load(items, at, readyFrom, runDir == null ? null : runDir.dir(), warnings);
+    }
+
+    /** The layout and serving options a checkpoint is planned under: run.json's deployment or the options. */
+    private CheckpointLoader checkpointLoader(RunDirectory runDir, Layout layout) {
+        Deployment d = runDir == null ? null : runDir.manifest().deployment();
+        int p = d != null && d.pp() != null ? d.pp() : pp != null ? pp : 1;
+        boolean e = d != null ? Boolean.TRUE.equals(d.ep()) : ep;
+        Object dt = d == null ? dtype : d.extra().get("dtype");
+        String kv = d != null && d.kvCacheDtype() != null ? d.kvCacheDtype() : kvCacheDtype != null ? kvCacheDtype : "auto";
+        PlanOptions defaults = PlanOptions.defaults();
+        return new CheckpointLoader(new ParallelLayout(layout.tp(), layout.dp(), Math.max(p, 1), e),
+                new PlanOptions(dt instanceof String s ? s : "auto", kv, false, defaults.blockSize()));
     }
 
     private static List<Input> runInputs(RunDirectory rd) throws BadInput {

@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
             AnalyzeCommand.class,
             EvidenceCommand.class,
             WeightsCommand.class,
+            ExecCommand.class,
+            CollectCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

@@ -30,6 +30,8 @@ public final class Attribution {
             new VllmFiguresRule(),
             new ProfilePeakRule(),
             new KvFromTokensRule(),
+            new CheckpointWeightsRule(),
+            new KvTokensCheck(),
             new OomRule(),
             new ProcessTableRule(),
             new MsprofUsedRule(),
@@ -46,7 +48,8 @@ public final class Attribution {
             new MsprofDeviceCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
-            new MsprofRunRule());
+            new MsprofRunRule(),
+            new CheckpointTotalRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

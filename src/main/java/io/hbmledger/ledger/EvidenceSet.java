@@ -8,12 +8,15 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * Everything a run holds, ready for attribution: tagged observations, the files they came from
- * and the deployment layout, and the msprof summaries (read at the edge, {@link MsprofEvidence}).
- * Pure data with lookups; no I/O.
+ * Everything a run holds, ready for attribution: tagged observations, the files they came from,
+ * the deployment layout, when the run names one, the model checkpoint, and the msprof summaries
+ * (read at the edge, {@link MsprofEvidence}). Pure data with lookups; no I/O.
+ *
+ * @param checkpoint the checkpoint the run names, or null
+ * @param msprof the run's msprof summaries, {@link MsprofEvidence#none()} without any
  */
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
-                          MsprofEvidence msprof) {
+                          CheckpointEvidence checkpoint, MsprofEvidence msprof) {
 
     public EvidenceSet {
         observations = List.copyOf(observations);
@@ -21,9 +24,21 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         msprof = msprof == null ? MsprofEvidence.none() : msprof;
     }
 
-    /** A run without msprof summaries. */
+    /** A run that names no checkpoint and holds no msprof data. */
     public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
-        this(observations, files, layout, MsprofEvidence.none());
+        this(observations, files, layout, null, MsprofEvidence.none());
+    }
+
+    /** A run without msprof summaries. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                       CheckpointEvidence checkpoint) {
+        this(observations, files, layout, checkpoint, MsprofEvidence.none());
+    }
+
+    /** A run that names no checkpoint. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                       MsprofEvidence msprof) {
+        this(observations, files, layout, null, msprof);
     }
 
     /** One evidence file of the run: as shown to the user, its format and its moment. */

@@ -13,7 +13,8 @@ final class KvFromTokensRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (d.ranks.isEmpty() || d.hasKnown(Component.KV_CACHE)) {
+        // With a checkpoint, KvTokensCheck works the per-device share out per model (MLA, TP > KV heads).
+        if (d.ranks.isEmpty() || d.hasKnown(Component.KV_CACHE) || ev.checkpoint() != null) {
             return;
         }
         Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm("kv_cache_tokens"), d.ranks.get(0), ev.layout());

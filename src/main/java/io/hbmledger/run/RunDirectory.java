@@ -69,6 +69,21 @@ public record RunDirectory(Path dir, RunManifest manifest) {
         return dir.resolve(e.file());
     }
 
+    /**
+     * The checkpoint run.json names ({@code deployment.model_dir}: a model directory or a saved
+     * weights manifest), already checked to be inside the run directory; null when not named.
+     */
+    public Path modelDir() {
+        String m = manifest.deployment() == null ? null : manifest.deployment().modelDir();
+        return m == null || m.isBlank() ? null : dir.resolve(m);
+    }
+
+    /** {@link #modelDir()} as shown to the user. */
+    public String modelDirShown() {
+        Path p = modelDir();
+        return p == null ? null : p.normalize().toString();
+    }
+
     /** The evidence file's path as shown to the user: the run directory joined with the entry. */
     public String display(EvidenceEntry e) {
         return dir.resolve(e.file()).normalize().toString();
@@ -100,6 +115,13 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             }
         }
         Path realDir = dir.toRealPath();
+        if (d != null && d.modelDir() != null && !d.modelDir().isBlank()) {
+            // The checkpoint is read like evidence, so it must be inside the run too; a checkpoint
+            // elsewhere is named on the command line (analyze --model-dir) or saved into the run.
+            checkPath(realDir, dir, shown, lineOf(text, "\"model_dir\"", 0), "deployment.model_dir \"" + d.modelDir() + "\"", d.modelDir(),
+                    "; save its headers into the run (hbm-ledger weights DIR --save-manifest RUN/model/weights-manifest.json,"
+                            + " then \"model_dir\": \"model/weights-manifest.json\") or name it with analyze --model-dir");
+        }
         int from = Math.max(text.indexOf("\"evidence\""), 0);
         for (int i = 0; i < m.evidence().size(); i++) {
             EvidenceEntry e = m.evidence().get(i);
@@ -109,7 +131,8 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             }
             int line = lineOf(text, json.quoted(e.file()), from);
             from = Math.max(from, indexAfter(text, json.quoted(e.file()), from));
-            checkPath(realDir, dir, shown, line, i, e.file());
+            checkPath(realDir, dir, shown, line, "evidence[" + i + "] \"" + e.file() + "\"", e.file(),
+                    "; copy the file into the run directory and name it relative to it");
             if (e.moment() != null && Moment.parse(e.moment()).isEmpty()) {
                 throw new RunFileException(shown, line, "evidence[" + i + "] (" + e.file()
                         + ") has moment \"" + e.moment() + "\"; expected one of " + Moment.names());
@@ -121,10 +144,8 @@ public record RunDirectory(Path dir, RunManifest manifest) {
         }
     }
 
-    private static void checkPath(Path realDir, Path dir, String shown, int line, int i, String file)
-            throws IOException, RunFileException {
-        String what = "evidence[" + i + "] \"" + file + "\"";
-        String fix = "; copy the file into the run directory and name it relative to it";
+    private static void checkPath(Path realDir, Path dir, String shown, int line, String what, String file,
+                                  String fix) throws IOException, RunFileException {
         Path rel;
         try {
             rel = Path.of(file);
@@ -132,7 +153,7 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             throw new RunFileException(shown, line, what + " is not a valid path: " + ex.getMessage());
         }
         if (rel.isAbsolute() || file.startsWith("/") || file.startsWith("\\")) {
-            throw new RunFileException(shown, line, what + " is an absolute path; evidence must stay inside the run directory" + fix);
+            throw new RunFileException(shown, line, what + " is an absolute path; paths in run.json must stay inside the run directory" + fix);
         }
         Path normal = rel.normalize();
         if (normal.startsWith("..") || normal.toString().isEmpty()) {

@@ -1,0 +1,213 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.safetensors.CheckpointManifest;
+import io.hbmledger.evidence.safetensors.LfsPointers;
+import io.hbmledger.evidence.safetensors.ManifestJson;
+import io.hbmledger.evidence.safetensors.ModelDirectory;
+import io.hbmledger.evidence.safetensors.SafetensorsHeader;
+import io.hbmledger.evidence.safetensors.SafetensorsIndex;
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.weights.Checkpoint;
+import io.hbmledger.weights.ParallelLayout;
+import io.hbmledger.weights.PlanOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the checkpoint a run names, for the ledger: a saved weights manifest
+ * ({@value ManifestJson#SCHEMA}), a model directory (its safetensors headers, index and
+ * config.json; a directory holding {@value #MANIFEST_NAME}, as collection writes, is read
+ * through the manifest), a single .safetensors file, or loose checkpoint files listed as
+ * evidence (config.json, the index, safetensors headers, Git LFS pointers). The I/O of the
+ * ledger's checkpoint lines happens here; the ledger gets a {@link CheckpointEvidence}.
+ */
+final class CheckpointLoader {
+
+    /** The manifest's name inside a run's model directory (what collection writes). */
+    static final String MANIFEST_NAME = "weights-manifest.json";
+
+    private final ParallelLayout layout;
+    private final PlanOptions options;
+
+    CheckpointLoader(ParallelLayout layout, PlanOptions options) {
+        this.layout = layout;
+        this.options = options;
+    }
+
+    /** True when the file is a saved weights manifest (its first 4 KiB name the schema). */
+    static boolean isManifest(Path p) throws IOException {
+        if (!Files.isRegularFile(p)) {
+            return false;
+        }
+        byte[] head;
+        try (InputStream in = Files.newInputStream(p)) {
+            head = in.readNBytes(4096);
+        }
+        String text = new String(head, StandardCharsets.UTF_8);
+        return text.stripLeading().startsWith("{") && text.contains(ManifestJson.SCHEMA);
+    }
+
+    /**
+     * A model directory, a manifest or one .safetensors file, named by {@code model_dir} or
+     * {@code --model-dir}.
+     *
+     * @throws EvidenceException when nothing there sizes any weights, or a header is malformed
+     */
+    CheckpointEvidence load(Path path, String shown) throws IOException, EvidenceException {
+        if (Files.isDirectory(path)) {
+            Path inside = path.resolve(MANIFEST_NAME);
+            if (isManifest(inside)) {
+                return manifest(inside, shown + "/" + MANIFEST_NAME);
+            }
+            CheckpointManifest m = ModelDirectory.scan(path);
+            return of(shown, m, dirSources(path, shown, m));
+        }
+        if (!Files.exists(path)) {
+            throw new EvidenceException(shown, 0, "no such model directory or manifest; expected a checkpoint directory"
+                    + " (config.json, *.safetensors), a weights manifest (" + ManifestJson.SCHEMA + ") or a .safetensors file");
+        }
+        if (path.getFileName().toString().endsWith(".safetensors")) {
+            CheckpointManifest m = ModelDirectory.scanFile(path);
+            return of(shown, m, List.of(new Source(shown, 1, m.files().get(0).tensors().size() + " tensors")));
+        }
+        return manifest(path, shown);
+    }
+
+    /** A saved weights manifest. */
+    CheckpointEvidence manifest(Path file, String shown) throws IOException, EvidenceException {
+        String text = Files.readString(file, StandardCharsets.UTF_8);
+        CheckpointManifest m = ManifestJson.read(shown, text);
+        // Point at the index's total_size when the manifest holds one: the figure the total rests on.
+        int line = lineOf(text, "\"total_size\"");
+        Source src = line > 0 && m.index() != null && m.index().totalSize() != null
+                ? new Source(shown, line, Long.toString(m.index().totalSize()))
+                : new Source(shown, 1, ManifestJson.SCHEMA);
+        return of(shown, m, List.of(src));
+    }
+
+    /** One checkpoint file among the evidence, with the format the readers recognised. */
+    record LooseFile(Path path, String shown, String format) {
+    }
+
+    /** Evidence formats that {@link #loose} takes. */
+    static boolean isCheckpointFormat(String format) {
+        return format.equals("model-config") || format.equals("safetensors-index") || format.equals("safetensors")
+                || format.equals("lfs-pointer");
+    }
+
+    /**
+     * Checkpoint files listed one by one among the evidence: config.json, the index, safetensors
+     * files and LFS pointers; null when there are none. A PEFT adapter's files are not a model.
+     */
+    CheckpointEvidence loose(List<LooseFile> files) throws IOException, EvidenceException {
+        String config = null;
+        String configShown = null;
+        CheckpointManifest.Index index = null;
+        List<CheckpointManifest.File> headers = new ArrayList<>();
+        List<CheckpointManifest.LfsFile> lfs = new ArrayList<>();
+        List<Source> sources = new ArrayList<>();
+        for (LooseFile f : files) {
+            Path p = f.path();
+            String s = f.shown();
+            String name = p.getFileName().toString();
+            switch (f.format()) {
+                case "lfs-pointer" -> {
+                    for (LfsPointers.Pointer ptr : LfsPointers.parse(Files.readString(p, StandardCharsets.UTF_8))) {
+                        lfs.add(new CheckpointManifest.LfsFile(ptr.name() == null ? name : ptr.name(), ptr.size()));
+                    }
+                    sources.add(new Source(s, 1, "Git LFS pointer"));
+                }
+                case "safetensors" -> {
+                    if (!name.endsWith(".safetensors") || name.contains("adapter_model")) {
+                        continue; // a header saved as JSON (no file to size), or a PEFT adapter, not the model
+                    }
+                    SafetensorsHeader h = SafetensorsHeader.read(p, s);
+                    headers.add(new CheckpointManifest.File(name, Files.size(p), h.headerBytes(), h.tensors()));
+                    sources.add(new Source(s, 1, h.tensors().size() + " tensors"));
+                }
+                case "safetensors-index" -> {
+                    SafetensorsIndex idx = SafetensorsIndex.parse(s, Files.readString(p, StandardCharsets.UTF_8));
+                    index = new CheckpointManifest.Index(name, idx.totalSize(), new ArrayList<>(idx.weightMap().keySet()),
+                            new ArrayList<>(idx.shards()));
+                    sources.add(indexSource(s, idx));
+                }
+                case "model-config" -> {
+                    config = Files.readString(p, StandardCharsets.UTF_8);
+                    configShown = s;
+                    sources.add(new Source(s, 1, "config.json"));
+                }
+                default -> {
+                }
+            }
+        }
+        if (config == null && index == null && headers.isEmpty()) {
+            return null;
+        }
+        String where = parentOf(files.get(0).shown());
+        try {
+            return of(where, new CheckpointManifest(where, headers, lfs, index, config), sources);
+        } catch (EvidenceException e) {
+            String assumed = where + "/config.json";
+            if (configShown == null || !e.file().equals(assumed)) {
+                throw e;
+            }
+            // Checkpoint names the config after the directory; say which file it really was.
+            String prefix = e.file() + (e.line() > 0 ? ":" + e.line() : "") + ": ";
+            throw new EvidenceException(configShown, e.line(), e.getMessage().substring(prefix.length()));
+        }
+    }
+
+    private CheckpointEvidence of(String shown, CheckpointManifest m, List<Source> sources) throws EvidenceException {
+        Checkpoint ck = Checkpoint.from(m);
+        long lfsBytes = m.lfsPointers().stream().mapToLong(CheckpointManifest.LfsFile::size).sum();
+        return new CheckpointEvidence(shown, ck, layout, options, sources,
+                m.index() == null ? null : m.index().totalSize(), m.lfsPointers().size(), lfsBytes);
+    }
+
+    private static List<Source> dirSources(Path dir, String shown, CheckpointManifest m) throws IOException, EvidenceException {
+        List<Source> out = new ArrayList<>();
+        if (m.index() != null) {
+            String s = shown + "/" + m.index().name();
+            out.add(indexSource(s, SafetensorsIndex.parse(s, Files.readString(dir.resolve(m.index().name()), StandardCharsets.UTF_8))));
+        }
+        for (CheckpointManifest.File f : m.files()) {
+            out.add(new Source(shown + "/" + f.name(), 1, f.tensors().size() + " tensors"));
+            break;
+        }
+        if (m.configJson() != null) {
+            out.add(new Source(shown + "/config.json", 1, "config.json"));
+        }
+        return out;
+    }
+
+    private static Source indexSource(String shown, SafetensorsIndex idx) {
+        return idx.totalSize() == null ? new Source(shown, idx.weightMapLine(), "weight_map")
+                : new Source(shown, idx.totalSizeLine(), Long.toString(idx.totalSize()));
+    }
+
+    private static int lineOf(String text, String needle) {
+        int at = text.indexOf(needle);
+        if (at < 0) {
+            return 0;
+        }
+        int line = 1;
+        for (int i = 0; i < at; i++) {
+            if (text.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
+
+    private static String parentOf(String shown) {
+        int slash = shown.lastIndexOf('/');
+        return slash <= 0 ? "." : shown.substring(0, slash);
+    }
+}

@@ -1,0 +1,237 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.collect.CollectException;
+import io.hbmledger.collect.CollectSettings;
+import io.hbmledger.collect.Collector;
+import io.hbmledger.collect.ExecutionSpec;
+import io.hbmledger.collect.ExecutionStore;
+import io.hbmledger.collect.Executions;
+import io.hbmledger.collect.Host;
+import io.hbmledger.collect.LocalHost;
+import io.hbmledger.collect.Workload;
+import io.hbmledger.collect.ssh.SshHost;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code hbm-ledger collect}: take the evidence of one serving execution into a run directory. */
+@Command(name = "collect", mixinStandardHelpOptions = true,
+        description = {
+            "Collect memory evidence of a vLLM server into a run directory: run.json",
+            "plus the raw files, for 'hbm-ledger analyze RUN_DIR'.",
+            "Standalone: preflight, idle baseline, start under msprof (vLLM log level",
+            "DEBUG), ready samples, a load with npu-smi sampled throughout, after samples,",
+            "stop, msprof export, copy of the execution's runtime directory, config.json",
+            "and safetensors headers.",
+            "",
+            "  hbm-ledger collect --out runs/q --devices 0,1 -- \\",
+            "      vllm serve /models/Qwen2.5-7B -tp 2 --port 8000",
+            "  hbm-ledger collect --out runs/a --attach EXECUTION_ID   (left running)",
+            "  hbm-ledger collect --resume runs/a       (after 'hbm-ledger exec stop ID')",
+            ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:complete", "1:failed (run.json says where)", "2:refused: bad arguments, busy devices, port in use, wrong execution",
+            "3:incomplete (run.json lists what is missing)", "130/143:interrupted (what this run started was stopped)"})
+public final class CollectCommand implements Callable<Integer> {
+
+    static final class Mode {
+        @Option(names = "--attach", paramLabel = "EXECUTION_ID", description = "measure a running execution and leave it running")
+        String attach;
+        @Option(names = "--resume", paramLabel = "RUN_DIR", description = "continue a run after its execution was stopped: export and add msprof data")
+        Path resume;
+    }
+
+    @ArgGroup(exclusive = true)
+    Mode mode = new Mode();
+
+    @Option(names = "--out", paramLabel = "RUN_DIR", description = "new run directory (default: runs/run-YYYYMMDD-HHMMSS)")
+    Path out;
+    @Option(names = "--execution", paramLabel = "EXECUTION_ID", description = "with --resume: the execution the run must belong to")
+    String expectedExecution;
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "execution records (default: $HBM_LEDGER_STATE or ~/.hbm-ledger/executions)")
+    Path stateDir;
+    @Option(names = "--devices", paramLabel = "IDS", description = "logical device ids, e.g. 0,1 (default 0..TP*DP-1)")
+    String devices;
+    @Option(names = "--port", paramLabel = "PORT", description = "server port (default: the command's --port, else 8000)")
+    Integer port;
+    @Option(names = "--env", paramLabel = "NAME=VALUE", description = "extra environment for the server")
+    Map<String, String> env = new LinkedHashMap<>();
+    @Option(names = "--msprof-freq", paramLabel = "HZ", defaultValue = "50", description = "msprof --sys-hardware-mem-freq (default ${DEFAULT-VALUE})")
+    int msprofHz;
+    @Option(names = "--no-msprof", description = "do not wrap the server in msprof (the run will be incomplete)")
+    boolean noMsprof;
+    @Option(names = "--baseline-samples", paramLabel = "N", defaultValue = "3", description = "idle npu-smi samples (default ${DEFAULT-VALUE})")
+    int baselineSamples;
+    @Option(names = "--ready-samples", paramLabel = "N", defaultValue = "3", description = "samples once ready (default ${DEFAULT-VALUE})")
+    int readySamples;
+    @Option(names = "--after-samples", paramLabel = "N", defaultValue = "3", description = "samples after the load (default ${DEFAULT-VALUE})")
+    int afterSamples;
+    @Option(names = "--sample-interval", paramLabel = "SECONDS", defaultValue = "2", description = "between samples (default ${DEFAULT-VALUE})")
+    double sampleInterval;
+    @Option(names = "--load-interval", paramLabel = "SECONDS", defaultValue = "1", description = "between samples during the load (default ${DEFAULT-VALUE})")
+    double loadInterval;
+    @Option(names = "--api", paramLabel = "API", defaultValue = "completions", description = "completions or chat (default ${DEFAULT-VALUE})")
+    String api;
+    @Option(names = "--requests", paramLabel = "N", defaultValue = "16", description = "load requests (default ${DEFAULT-VALUE})")
+    int requests;
+    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "4", description = "requests in flight (default ${DEFAULT-VALUE})")
+    int concurrency;
+    @Option(names = "--input-tokens", paramLabel = "N", defaultValue = "1024", description = "prompt length, about one token per word (default ${DEFAULT-VALUE})")
+    int inputTokens;
+    @Option(names = "--output-tokens", paramLabel = "N", defaultValue = "128", description = "tokens generated per request (default ${DEFAULT-VALUE})")
+    int outputTokens;
+    @Option(names = "--stream-idle-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "longest silence in a streamed answer (default ${DEFAULT-VALUE})")
+    double idleTimeout;
+    @Option(names = "--load-timeout", paramLabel = "SECONDS", defaultValue = "600", description = "wall-clock limit of the load (default ${DEFAULT-VALUE})")
+    double loadTimeout;
+    @Option(names = "--npu-smi-timeout", paramLabel = "SECONDS", defaultValue = "30", description = "default ${DEFAULT-VALUE}")
+    double npuSmiTimeout;
+    @Option(names = "--ready-timeout", paramLabel = "SECONDS", defaultValue = "1800", description = "default ${DEFAULT-VALUE}")
+    double readyTimeout;
+    @Option(names = "--export-timeout", paramLabel = "SECONDS", defaultValue = "600", description = "msprof --export limit (default ${DEFAULT-VALUE})")
+    double exportTimeout;
+    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "30", description = "wait after SIGINT before SIGTERM (default ${DEFAULT-VALUE})")
+    double stopTimeout;
+    @Option(names = "--api-key-env", paramLabel = "VAR", description = "environment variable holding the server's API key (default: the command's --api-key)")
+    String apiKeyEnv;
+    @Option(names = "--host", paramLabel = "USER@HOST[:PORT]", description = "collect on another host over SSH")
+    String sshTarget;
+    @Option(names = "--identity", paramLabel = "FILE", description = "SSH private key (default ~/.ssh/id_ed25519)")
+    Path identity;
+    @Option(names = "--known-hosts", paramLabel = "FILE", description = "known_hosts to check the host key against (default ~/.ssh/known_hosts)")
+    Path knownHosts;
+    @Option(names = "--remote-state-dir", paramLabel = "DIR", description = "runtime directories on the remote host (default ~/.hbm-ledger/executions there)")
+    String remoteStateDir;
+    @Option(names = "--remote-env", paramLabel = "NAME=VALUE", description = "environment for every remote command, e.g. PATH=/usr/local/Ascend/...:/usr/bin:/bin")
+    Map<String, String> remoteEnv = new LinkedHashMap<>();
+    @Parameters(arity = "0..*", paramLabel = "COMMAND", description = "the serving command, after -- (standalone only)")
+    List<String> command = List.of();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintStream log = System.err;
+        ExecutionStore store = ExecutionStore.resolve(stateDir, System.getenv());
+        try (Host host = openHost()) {
+            String runtimeRoot = runtimeRoot(host, store);
+            Executions executions = new Executions(host, store, runtimeRoot);
+            Collector collector = new Collector(host, executions, settings(), log);
+            AtomicBoolean finished = new AtomicBoolean();
+            Thread hook = new Thread(() -> {
+                if (!finished.get()) {
+                    collector.interrupt("SIGINT or SIGTERM");
+                }
+            }, "hbm-ledger-collect-interrupt");
+            Runtime.getRuntime().addShutdownHook(hook);
+            Collector.Outcome outcome;
+            try {
+                if (mode.resume != null) {
+                    outcome = collector.resume(mode.resume, expectedExecution);
+                } else if (mode.attach != null) {
+                    outcome = collector.attach(runDir(), mode.attach);
+                } else {
+                    if (command.isEmpty()) {
+                        throw new CollectException("no serving command; expected e.g. 'hbm-ledger collect --out runs/x -- vllm serve /models/NAME',"
+                                + " or --attach EXECUTION_ID, or --resume RUN_DIR");
+                    }
+                    ExecutionSpec es = ExecutionSpec.fromCommand(command, port, ExecCommand.parseDevices(devices), env,
+                            noMsprof ? null : msprofHz, sshTarget == null ? Path.of("").toAbsolutePath().toString() : null);
+                    outcome = collector.standalone(runDir(), es);
+                }
+            } finally {
+                finished.set(true);
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running or ran: it had the last word
+                }
+            }
+            if (collector.journal() != null) {
+                spec.commandLine().getOut().println(collector.journal().runDir().resolve("run.json"));
+            }
+            return outcome.exitCode;
+        } catch (CollectException | IllegalArgumentException e) {
+            log.println("hbm-ledger collect: " + e.getMessage());
+            return Main.EXIT_BAD_INPUT;
+        }
+    }
+
+    private Path runDir() {
+        if (out != null) {
+            return out;
+        }
+        return Path.of("runs", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    }
+
+    private Host openHost() {
+        if (sshTarget == null) {
+            return new LocalHost();
+        }
+        Path home = Path.of(System.getProperty("user.home"));
+        Path id = identity != null ? identity : home.resolve(".ssh/id_ed25519");
+        Path kh = knownHosts != null ? knownHosts : home.resolve(".ssh/known_hosts");
+        return SshHost.connect(sshTarget, id, kh, remoteEnv, Duration.ofSeconds(30));
+    }
+
+    private String runtimeRoot(Host host, ExecutionStore store) throws IOException {
+        if (host instanceof LocalHost) {
+            return store.root().toString();
+        }
+        if (remoteStateDir != null) {
+            return remoteStateDir;
+        }
+        var r = host.run(List.of("printenv", "HOME"), Map.of(), Duration.ofSeconds(20));
+        if (!r.ok() || r.stdoutText().isBlank()) {
+            throw new CollectException("cannot find the home directory on " + host.name() + "; pass --remote-state-dir");
+        }
+        return r.stdoutText().strip() + "/.hbm-ledger/executions";
+    }
+
+    private CollectSettings settings() {
+        String key = null;
+        if (apiKeyEnv != null) {
+            key = System.getenv(apiKeyEnv);
+            if (key == null) {
+                throw new CollectException("--api-key-env " + apiKeyEnv + ": that environment variable is not set");
+            }
+        } else {
+            for (int i = 0; i + 1 < command.size(); i++) {
+                if (command.get(i).equals("--api-key")) {
+                    key = command.get(i + 1);
+                }
+            }
+            for (String a : command) {
+                if (a.startsWith("--api-key=")) {
+                    key = a.substring("--api-key=".length());
+                }
+            }
+        }
+        if (!api.equals("completions") && !api.equals("chat")) {
+            throw new CollectException("--api expects completions or chat, found '" + api + "'");
+        }
+        Duration stop = ExecCommand.seconds(stopTimeout);
+        return new CollectSettings(baselineSamples, readySamples, afterSamples, ExecCommand.seconds(sampleInterval),
+                ExecCommand.seconds(loadInterval), ExecCommand.seconds(npuSmiTimeout), ExecCommand.seconds(readyTimeout),
+                ExecCommand.seconds(exportTimeout), Duration.ofMinutes(30), noMsprof ? null : msprofHz,
+                new Executions.StopTimeouts(stop, stop.dividedBy(2).plusSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)),
+                new Workload.Spec(api, requests, concurrency, inputTokens, outputTokens, ExecCommand.seconds(idleTimeout),
+                        ExecCommand.seconds(loadTimeout)),
+                key);
+    }
+}

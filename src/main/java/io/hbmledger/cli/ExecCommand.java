@@ -1,0 +1,258 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.collect.CollectException;
+import io.hbmledger.collect.ExecutionRecord;
+import io.hbmledger.collect.ExecutionSpec;
+import io.hbmledger.collect.ExecutionStore;
+import io.hbmledger.collect.Executions;
+import io.hbmledger.collect.LocalHost;
+import io.hbmledger.collect.NpuSmi;
+import io.hbmledger.collect.ServerClient;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code hbm-ledger exec start|stop|status|list|logs}: managed serving executions on this host. */
+@Command(name = "exec", mixinStandardHelpOptions = true,
+        description = {"Managed serving executions: start a serving command (normally 'vllm serve ...') with an id,",
+            "its own runtime directory and process group; stop it (SIGINT, SIGTERM, SIGKILL to the group);",
+            "show its status, list executions, show its log."},
+        subcommands = {ExecCommand.Start.class, ExecCommand.Stop.class, ExecCommand.Status.class,
+            ExecCommand.ListCmd.class, ExecCommand.Logs.class})
+public final class ExecCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The state-directory option shared by every verb. */
+    static final class StateDir {
+        @Option(names = "--state-dir", paramLabel = "DIR",
+                description = "where executions are recorded (default: $HBM_LEDGER_STATE or ~/.hbm-ledger/executions)")
+        Path stateDir;
+
+        ExecutionStore store() {
+            return ExecutionStore.resolve(stateDir, System.getenv());
+        }
+
+        Executions executions() {
+            ExecutionStore store = store();
+            return new Executions(new LocalHost(), store, store.root().toString());
+        }
+    }
+
+    static List<Integer> parseDevices(String devices) {
+        if (devices == null || devices.isBlank()) {
+            return null;
+        }
+        List<Integer> out = new ArrayList<>();
+        for (String d : devices.split(",")) {
+            try {
+                out.add(Integer.parseInt(d.strip()));
+            } catch (NumberFormatException e) {
+                throw new CollectException("--devices expects device ids separated by commas, like 0,1,2,3; found '" + devices + "'");
+            }
+        }
+        return out;
+    }
+
+    static Duration seconds(double s) {
+        return Duration.ofMillis(Math.round(s * 1000));
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = {"Start a serving command as a managed execution and wait until /health and /v1/models answer.",
+                "Example: hbm-ledger exec start --devices 0,1 --msprof -- vllm serve /models/Qwen2.5-7B -tp 2 --port 8000"},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:started (and ready unless --no-wait)", "1:it died while starting or was not ready in time",
+                "2:bad arguments"})
+    static final class Start implements Callable<Integer> {
+        @Mixin
+        StateDir state;
+        @Option(names = "--port", paramLabel = "PORT", description = "server port (default: --port of the command, else 8000)")
+        Integer port;
+        @Option(names = "--devices", paramLabel = "IDS", description = "logical device ids, e.g. 0,1 (ASCEND_RT_VISIBLE_DEVICES); default 0..TP*DP-1")
+        String devices;
+        @Option(names = "--env", paramLabel = "NAME=VALUE", description = "extra environment for the server")
+        Map<String, String> env = new LinkedHashMap<>();
+        @Option(names = "--msprof", arity = "0..1", fallbackValue = "50", paramLabel = "HZ",
+                description = "run under msprof with --sys-hardware-mem=on at this frequency (default ${FALLBACK-VALUE} Hz)")
+        Integer msprofHz;
+        @Option(names = "--id", paramLabel = "ID", description = "execution id (default: generated)")
+        String id;
+        @Option(names = "--no-wait", description = "return once started, without waiting for readiness")
+        boolean noWait;
+        @Option(names = "--ready-timeout", paramLabel = "SECONDS", defaultValue = "1800", description = "default ${DEFAULT-VALUE}")
+        double readyTimeout;
+        @Option(names = "--api-key-env", paramLabel = "VAR", description = "environment variable holding the server's API key, for the readiness probe")
+        String apiKeyEnv;
+        @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "the serving command and its arguments, after --")
+        List<String> command;
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                Executions ex = state.executions();
+                ExecutionSpec es = ExecutionSpec.fromCommand(command, port, parseDevices(devices), env, msprofHz,
+                        Path.of("").toAbsolutePath().toString());
+                String execId = id != null ? id : ex.store().newId();
+                if (ex.store().find(execId).isPresent()) {
+                    err.println("hbm-ledger exec start: execution " + execId + " already exists in " + ex.store().root());
+                    return Main.EXIT_BAD_INPUT;
+                }
+                ExecutionRecord rec = ex.start(es, execId, "exec start");
+                out.println(rec.id());
+                out.flush();
+                if (noWait) {
+                    return 0;
+                }
+                String key = apiKeyEnv == null ? null : System.getenv(apiKeyEnv);
+                ex.awaitReady(rec, new ServerClient(ex.host().reach(rec.port()), key), seconds(readyTimeout));
+                err.println("execution " + rec.id() + " is ready on port " + rec.port() + " (process group " + rec.pgid() + ")");
+                return 0;
+            } catch (CollectException | IllegalArgumentException e) {
+                err.println("hbm-ledger exec start: " + e.getMessage());
+                return e instanceof IllegalArgumentException ? Main.EXIT_BAD_INPUT : 1;
+            }
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true,
+            description = "Stop an execution: SIGINT to its process group, then SIGTERM, then SIGKILL; then check with npu-smi that its devices were released.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:stopped", "1:still alive after SIGKILL, or devices not released", "2:unknown execution"})
+    static final class Stop implements Callable<Integer> {
+        @Mixin
+        StateDir state;
+        @Parameters(paramLabel = "EXECUTION_ID")
+        String id;
+        @Option(names = "--int-timeout", paramLabel = "SECONDS", defaultValue = "30", description = "wait after SIGINT (default ${DEFAULT-VALUE})")
+        double intTimeout;
+        @Option(names = "--term-timeout", paramLabel = "SECONDS", defaultValue = "15", description = "wait after SIGTERM (default ${DEFAULT-VALUE})")
+        double termTimeout;
+        @Option(names = "--release-timeout", paramLabel = "SECONDS", defaultValue = "30", description = "wait for npu-smi to drop its processes (default ${DEFAULT-VALUE})")
+        double releaseTimeout;
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                Executions ex = state.executions();
+                ExecutionRecord rec = ex.store().get(id);
+                NpuSmi smi = ex.host().hasCommand("npu-smi") ? new NpuSmi(ex.host(), Duration.ofSeconds(30)) : null;
+                Executions.StopReport r = ex.stop(rec, new Executions.StopTimeouts(seconds(intTimeout), seconds(termTimeout),
+                        Duration.ofSeconds(5), seconds(releaseTimeout)), smi);
+                spec.commandLine().getOut().println(id + ": " + r.detail());
+                return r.stopped() && !Boolean.FALSE.equals(r.devicesReleased()) ? 0 : 1;
+            } catch (CollectException | IllegalArgumentException e) {
+                err.println("hbm-ledger exec stop: " + e.getMessage());
+                return Main.EXIT_BAD_INPUT;
+            }
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show an execution's record, whether it is alive and whether it answers.")
+    static final class Status implements Callable<Integer> {
+        @Mixin
+        StateDir state;
+        @Parameters(paramLabel = "EXECUTION_ID")
+        String id;
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            try {
+                Executions ex = state.executions();
+                ExecutionRecord rec = ex.store().get(id);
+                boolean alive = ex.alive(rec);
+                out.println("id:        " + rec.id());
+                out.println("state:     " + rec.state() + (alive ? " (process group " + rec.pgid() + " alive)" : " (no process left)"));
+                if (alive) {
+                    ServerClient c = new ServerClient(ex.host().reach(rec.port()), null);
+                    out.println("answers:   /health " + (c.answers("/health", Duration.ofSeconds(3)) ? "yes" : "no")
+                            + ", /v1/models " + (c.answers("/v1/models", Duration.ofSeconds(3)) ? "yes" : "no"));
+                }
+                out.println("port:      " + rec.port());
+                out.println("model:     " + rec.model());
+                out.println("tp/dp/ep:  " + rec.tp() + "/" + rec.dp() + "/" + rec.ep());
+                out.println("devices:   " + rec.devices());
+                out.println("started:   " + rec.started() + (rec.stopped() != null ? ", stopped " + rec.stopped() : ""));
+                out.println("runtime:   " + rec.runtimeDir());
+                out.println("msprof:    " + (rec.msprofOutput() == null ? "no" : rec.runtimeDir() + "/" + rec.msprofOutput()));
+                out.println("command:   " + String.join(" ", rec.command()));
+                return 0;
+            } catch (CollectException | IllegalArgumentException e) {
+                spec.commandLine().getErr().println("hbm-ledger exec status: " + e.getMessage());
+                return Main.EXIT_BAD_INPUT;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the recorded executions.")
+    static final class ListCmd implements Callable<Integer> {
+        @Mixin
+        StateDir state;
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            Executions ex = state.executions();
+            PrintWriter out = spec.commandLine().getOut();
+            out.printf("%-28s %-10s %-6s %-8s %-30s %s%n", "ID", "STATE", "ALIVE", "PORT", "STARTED", "MODEL");
+            for (ExecutionRecord r : ex.store().list()) {
+                out.printf("%-28s %-10s %-6s %-8d %-30s %s%n", r.id(), r.state(), ex.alive(r) ? "yes" : "no", r.port(),
+                        r.started(), r.model());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "logs", mixinStandardHelpOptions = true, description = "Print the last lines of an execution's log (secrets masked).")
+    static final class Logs implements Callable<Integer> {
+        @Mixin
+        StateDir state;
+        @Parameters(paramLabel = "EXECUTION_ID")
+        String id;
+        @Option(names = {"-n", "--lines"}, paramLabel = "N", defaultValue = "50", description = "number of lines (default ${DEFAULT-VALUE})")
+        int lines;
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            try {
+                Executions ex = state.executions();
+                spec.commandLine().getOut().print(ex.tail(ex.store().get(id), lines));
+                return 0;
+            } catch (CollectException | IllegalArgumentException e) {
+                spec.commandLine().getErr().println("hbm-ledger exec logs: " + e.getMessage());
+                return Main.EXIT_BAD_INPUT;
+            }
+        }
+    }
+}

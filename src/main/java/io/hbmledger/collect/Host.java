@@ -1,0 +1,79 @@
+package io.hbmledger.collect;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The machine the serving execution runs on: this one ({@link LocalHost}) or another one over SSH
+ * ({@link io.hbmledger.collect.ssh.SshHost}). Every command is an argument list; nothing is passed
+ * through a shell string built from user input.
+ */
+public interface Host extends AutoCloseable {
+
+    /** A short name for records and messages: "local" or user@host:port. */
+    String name();
+
+    /** True when a program of that name is on the host's PATH. */
+    boolean hasCommand(String program) throws IOException;
+
+    /** Runs a command to completion, killing it after {@code timeout}. */
+    CommandResult run(List<String> argv, Map<String, String> env, Duration timeout) throws IOException;
+
+    /**
+     * Starts {@code argv} in a new session and process group (setsid), stdin from /dev/null and stdout
+     * and stderr appended to {@code logFile}, in {@code workDir}.
+     *
+     * @return the process group id (equal to the leader's pid)
+     */
+    long startGroup(List<String> argv, Map<String, String> env, String workDir, String logFile) throws IOException;
+
+    /** The pids of the live (non-zombie) processes in process group {@code pgid}. */
+    Set<Long> groupMembers(long pgid) throws IOException;
+
+    /**
+     * The start time of process {@code pid} in clock ticks since boot (field 22 of /proc/PID/stat),
+     * or null when there is no such process: with the pid it tells a process from a later one that
+     * reused its pid.
+     */
+    String startTime(long pid) throws IOException;
+
+    /** Sends {@code signal} (INT, TERM, KILL) to every process of group {@code pgid}. */
+    void signalGroup(long pgid, String signal) throws IOException;
+
+    /** Creates a directory and its parents. */
+    void mkdirs(String dir) throws IOException;
+
+    /** Reads a small text file, or null when it does not exist. */
+    String readText(String file) throws IOException;
+
+    /** The regular files directly in {@code dir} whose names end with {@code suffix}, sorted; empty when none or no such directory. */
+    List<String> listFiles(String dir, String suffix) throws IOException;
+
+    /** The size of {@code file} in bytes. */
+    long size(String file) throws IOException;
+
+    /** The first {@code n} bytes of {@code file} (fewer when it is shorter). */
+    byte[] head(String file, long n) throws IOException;
+
+    /** Copies the directory {@code dir} into {@code localTarget} (created), in one transfer. */
+    void fetchDirectory(String dir, Path localTarget, Duration timeout) throws IOException;
+
+    /** Host and port on this machine that reach TCP port {@code port} on the serving host. */
+    java.net.InetSocketAddress reach(int port) throws IOException;
+
+    /** True when nothing listens on {@code port} on the serving host. */
+    boolean portFree(int port) throws IOException;
+
+    /**
+     * Makes sure the group is stopped if this collector process dies without cleaning up (SIGKILL):
+     * a small watcher outlives us only as long as the group does. No-op where unsupported.
+     */
+    void guardGroup(long pgid) throws IOException;
+
+    @Override
+    void close() throws IOException;
+}

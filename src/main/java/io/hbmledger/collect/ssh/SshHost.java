@@ -1,0 +1,376 @@
+package io.hbmledger.collect.ssh;
+
+import com.jcraft.jsch.Channel;
+import com.jcraft.jsch.ChannelExec;
+import com.jcraft.jsch.JSch;
+import com.jcraft.jsch.JSchException;
+import com.jcraft.jsch.Session;
+import io.hbmledger.collect.CollectException;
+import io.hbmledger.collect.CommandResult;
+import io.hbmledger.collect.Host;
+import io.hbmledger.collect.ShellQuote;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Another machine over SSH (jsch). The host key must already be in known_hosts: there is no blind
+ * accept. SSH carries command strings only, so every argument list is quoted with
+ * {@link ShellQuote}; remote commands run under {@code timeout} so that a hung one is killed there.
+ * HTTP to the server goes through a local port forward, so the server need not be reachable directly.
+ */
+public final class SshHost implements Host {
+
+    // Stops the group when the SSH connection that holds this script's stdin goes away (the
+    // collector died); at a normal end the group is already gone and the script exits quietly.
+    static final String GUARD_SCRIPT = String.join("\n",
+            "pg=$1",
+            "alive() { kill -0 -\"$pg\" 2>/dev/null; }",
+            "cat >/dev/null",
+            "alive || exit 0",
+            "kill -INT -\"$pg\" 2>/dev/null",
+            "i=0; while [ $i -lt 30 ] && alive; do sleep 0.5; i=$((i+1)); done",
+            "alive || exit 0",
+            "kill -TERM -\"$pg\" 2>/dev/null",
+            "i=0; while [ $i -lt 10 ] && alive; do sleep 0.5; i=$((i+1)); done",
+            "alive && kill -KILL -\"$pg\" 2>/dev/null",
+            "exit 0");
+
+    private final Session session;
+    private final String name;
+    private final Map<String, String> env;
+    private final Map<Integer, Integer> forwards = new HashMap<>();
+    private final List<Channel> guards = new ArrayList<>();
+
+    private SshHost(Session session, String name, Map<String, String> env) {
+        this.session = session;
+        this.name = name;
+        this.env = env;
+    }
+
+    /**
+     * Connects to {@code user@host[:port]} with a private key, checking the server's host key
+     * against {@code knownHosts}.
+     *
+     * @param env environment given to every remote command (e.g. PATH with the CANN tools)
+     * @throws CollectException when the host key is unknown or does not match, or login fails
+     */
+    public static SshHost connect(String target, Path identity, Path knownHosts, Map<String, String> env,
+                                  Duration timeout) {
+        String user = System.getProperty("user.name");
+        String hostPart = target;
+        int at = target.lastIndexOf('@');
+        if (at >= 0) {
+            user = target.substring(0, at);
+            hostPart = target.substring(at + 1);
+        }
+        int port = 22;
+        int colon = hostPart.lastIndexOf(':');
+        if (colon > 0 && hostPart.indexOf(':') == colon) {
+            port = Integer.parseInt(hostPart.substring(colon + 1));
+            hostPart = hostPart.substring(0, colon);
+        }
+        if (!Files.isReadable(knownHosts)) {
+            throw new CollectException("known_hosts file " + knownHosts + " is missing; add the host's key first, e.g. "
+                    + "'ssh-keyscan -p " + port + " " + hostPart + " >> " + knownHosts + "' after checking its fingerprint");
+        }
+        try {
+            JSch jsch = new JSch();
+            jsch.setKnownHosts(knownHosts.toString());
+            if (identity != null) {
+                jsch.addIdentity(identity.toString());
+            }
+            Session s = jsch.getSession(user, hostPart, port);
+            s.setConfig("StrictHostKeyChecking", "yes");
+            s.setConfig("PreferredAuthentications", "publickey");
+            s.setServerAliveInterval(10_000);
+            s.connect((int) timeout.toMillis());
+            return new SshHost(s, user + "@" + hostPart + ":" + port, new LinkedHashMap<>(env));
+        } catch (JSchException e) {
+            String why = e.getMessage();
+            if (why != null && (why.contains("reject HostKey") || why.contains("HostKey has been changed"))) {
+                throw new CollectException("the host key of " + hostPart + ":" + port + " is not in " + knownHosts
+                        + " (or differs): " + why + ". Check its fingerprint and add it; hbm-ledger never accepts unknown keys", e);
+            }
+            throw new CollectException("cannot log in to " + user + "@" + hostPart + ":" + port + ": " + why, e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    private String remote(List<String> argv, Map<String, String> extraEnv) {
+        Map<String, String> all = new LinkedHashMap<>(env);
+        all.putAll(extraEnv);
+        return ShellQuote.command(all, argv);
+    }
+
+    @Override
+    public boolean hasCommand(String program) throws IOException {
+        return run(List.of("sh", "-c", "command -v \"$1\" >/dev/null", "sh", program), Map.of(), Duration.ofSeconds(20)).ok();
+    }
+
+    @Override
+    public CommandResult run(List<String> argv, Map<String, String> extraEnv, Duration timeout) throws IOException {
+        List<String> timed = new ArrayList<>();
+        long secs = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        timed.add("timeout");
+        timed.add("-k");
+        timed.add("5");
+        timed.add(Long.toString(secs));
+        timed.addAll(argv);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        long start = System.nanoTime();
+        Integer code = exec(remote(timed, extraEnv), null, out, err, timeout.plusSeconds(15));
+        long elapsed = System.nanoTime() - start;
+        if (code == null) {
+            return new CommandResult(-1, out.toByteArray(), err.toByteArray(), true);
+        }
+        boolean timedOut = (code == 124 || code == 137) && elapsed >= timeout.toNanos() - 50_000_000L;
+        return new CommandResult(timedOut ? -1 : code, out.toByteArray(), err.toByteArray(), timedOut);
+    }
+
+    /** Runs one remote command string; null when it did not finish within {@code wait}. */
+    private Integer exec(String command, InputStream stdin, OutputStream out, OutputStream err, Duration wait) throws IOException {
+        ChannelExec ch = null;
+        try {
+            ch = (ChannelExec) session.openChannel("exec");
+            ch.setCommand(command);
+            ch.setInputStream(stdin);
+            ch.setErrStream(err, true);
+            InputStream in = ch.getInputStream();
+            ch.connect(30_000);
+            long deadline = System.nanoTime() + wait.toNanos();
+            byte[] buf = new byte[65536];
+            while (true) {
+                while (in.available() > 0) {
+                    int n = in.read(buf);
+                    if (n < 0) {
+                        break;
+                    }
+                    out.write(buf, 0, n);
+                }
+                if (ch.isClosed()) {
+                    if (in.available() > 0) {
+                        continue;
+                    }
+                    return ch.getExitStatus();
+                }
+                if (System.nanoTime() > deadline) {
+                    return null;
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
+            }
+        } catch (JSchException e) {
+            throw new IOException("ssh " + name + ": " + e.getMessage(), e);
+        } finally {
+            if (ch != null) {
+                ch.disconnect();
+            }
+        }
+    }
+
+    @Override
+    public long startGroup(List<String> argv, Map<String, String> extraEnv, String workDir, String logFile) throws IOException {
+        // A background job of a shell without job control starts with SIGINT ignored, and a server
+        // that ignores SIGINT cannot be stopped gently. With job control (set -m) bash puts the job
+        // in its own process group, signals left as they were, and $! is that group's id.
+        String inner = "set -m; " + remote(argv, extraEnv) + " >>" + ShellQuote.quote(logFile) + " 2>&1 </dev/null & echo $!";
+        String cmd = "cd " + ShellQuote.quote(workDir) + " && bash -c " + ShellQuote.quote(inner);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Integer code = exec(cmd, null, out, err, Duration.ofSeconds(60));
+        String pid = out.toString(StandardCharsets.UTF_8).strip();
+        if (code == null || code != 0 || !pid.matches("\\d+")) {
+            throw new CollectException("could not start the server on " + name + ": " + err.toString(StandardCharsets.UTF_8).strip());
+        }
+        return Long.parseLong(pid);
+    }
+
+    @Override
+    public Set<Long> groupMembers(long pgid) throws IOException {
+        CommandResult r = run(List.of("ps", "-e", "-o", "pid=,pgid=,stat="), Map.of(), Duration.ofSeconds(20));
+        if (!r.ok()) {
+            throw new IOException("ps on " + name + " failed: " + r.stderrText().strip());
+        }
+        Set<Long> pids = new TreeSet<>();
+        for (String line : r.stdoutText().split("\\R")) {
+            String[] f = line.strip().split("\\s+");
+            if (f.length >= 3 && Long.parseLong(f[1]) == pgid && !f[2].startsWith("Z")) {
+                pids.add(Long.parseLong(f[0]));
+            }
+        }
+        return pids;
+    }
+
+    @Override
+    public String startTime(long pid) throws IOException {
+        CommandResult r = run(List.of("cat", "/proc/" + pid + "/stat"), Map.of(), Duration.ofSeconds(20));
+        if (!r.ok()) {
+            return null;
+        }
+        String stat = r.stdoutText();
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        return f.length > 19 ? f[19] : null;
+    }
+
+    @Override
+    public void signalGroup(long pgid, String signal) throws IOException {
+        if (!List.of("INT", "TERM", "KILL").contains(signal)) {
+            throw new IllegalArgumentException("signal " + signal + " is not one of INT, TERM, KILL");
+        }
+        run(List.of("sh", "-c", "kill -\"$1\" -\"$2\"", "sh", signal, Long.toString(pgid)), Map.of(), Duration.ofSeconds(20));
+    }
+
+    @Override
+    public void mkdirs(String dir) throws IOException {
+        CommandResult r = run(List.of("mkdir", "-p", "--", dir), Map.of(), Duration.ofSeconds(20));
+        if (!r.ok()) {
+            throw new IOException("mkdir " + dir + " on " + name + ": " + r.stderrText().strip());
+        }
+    }
+
+    @Override
+    public String readText(String file) throws IOException {
+        CommandResult r = run(List.of("cat", "--", file), Map.of(), Duration.ofSeconds(30));
+        return r.ok() ? r.stdoutText() : null;
+    }
+
+    @Override
+    public List<String> listFiles(String dir, String suffix) throws IOException {
+        CommandResult r = run(List.of("find", dir, "-maxdepth", "1", "-type", "f", "-name", "*" + suffix), Map.of(),
+                Duration.ofSeconds(30));
+        if (!r.ok()) {
+            return List.of();
+        }
+        return r.stdoutText().lines().filter(l -> !l.isEmpty()).sorted().toList();
+    }
+
+    @Override
+    public long size(String file) throws IOException {
+        CommandResult r = run(List.of("stat", "-L", "-c", "%s", "--", file), Map.of(), Duration.ofSeconds(30));
+        if (!r.ok() || !r.stdoutText().strip().matches("\\d+")) {
+            throw new IOException("cannot stat " + file + " on " + name + ": " + r.stderrText().strip());
+        }
+        return Long.parseLong(r.stdoutText().strip());
+    }
+
+    @Override
+    public byte[] head(String file, long n) throws IOException {
+        CommandResult r = run(List.of("head", "-c", Long.toString(n), "--", file), Map.of(), Duration.ofSeconds(120));
+        if (!r.ok()) {
+            throw new IOException("cannot read " + file + " on " + name + ": " + r.stderrText().strip());
+        }
+        return r.stdout();
+    }
+
+    @Override
+    public void fetchDirectory(String dir, Path localTarget, Duration timeout) throws IOException {
+        // One transfer: the remote tar stream is unpacked by the local tar as it arrives.
+        Files.createDirectories(localTarget);
+        Process untar = new ProcessBuilder("tar", "-xf", "-", "-C", localTarget.toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.PIPE)
+                .start();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Integer code;
+        try (OutputStream toTar = untar.getOutputStream()) {
+            code = exec(remote(List.of("tar", "-C", dir, "-cf", "-", "."), Map.of()), null, toTar, err, timeout);
+        }
+        try {
+            if (!untar.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                untar.destroyForcibly();
+                throw new IOException("local tar did not finish unpacking " + dir + " from " + name);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        String untarErr = new String(untar.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (code == null) {
+            throw new IOException("copying " + dir + " from " + name + " took longer than " + timeout.toSeconds() + " s");
+        }
+        if (code != 0 || untar.exitValue() != 0) {
+            throw new IOException("copying " + dir + " from " + name + " failed: " + err.toString(StandardCharsets.UTF_8).strip()
+                    + " " + untarErr);
+        }
+    }
+
+    @Override
+    public synchronized InetSocketAddress reach(int port) throws IOException {
+        Integer local = forwards.get(port);
+        if (local == null) {
+            try {
+                local = session.setPortForwardingL("127.0.0.1", 0, "127.0.0.1", port);
+            } catch (JSchException e) {
+                throw new IOException("cannot forward a local port to " + name + " port " + port + ": " + e.getMessage(), e);
+            }
+            forwards.put(port, local);
+        }
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), local);
+    }
+
+    @Override
+    public boolean portFree(int port) throws IOException {
+        // the SSH server connects to the port on the far side: a refusal means nothing listens there
+        Channel ch = null;
+        try {
+            ch = session.getStreamForwarder("127.0.0.1", port);
+            ch.connect(5000);
+            return false;
+        } catch (JSchException e) {
+            return true;
+        } finally {
+            if (ch != null) {
+                ch.disconnect();
+            }
+        }
+    }
+
+    @Override
+    public void guardGroup(long pgid) throws IOException {
+        try {
+            ChannelExec ch = (ChannelExec) session.openChannel("exec");
+            ch.setCommand(ShellQuote.command(Map.of(), List.of("sh", "-c", GUARD_SCRIPT, "hbm-ledger-guard", Long.toString(pgid))));
+            ch.setOutputStream(OutputStream.nullOutputStream());
+            ch.setErrStream(OutputStream.nullOutputStream());
+            ch.getOutputStream(); // keep stdin open: its EOF is the signal
+            ch.connect(30_000);
+            guards.add(ch);
+        } catch (JSchException e) {
+            throw new IOException("cannot start the guard on " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Channel c : guards) {
+            c.disconnect();
+        }
+        session.disconnect();
+    }
+
+}

@@ -1,0 +1,156 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.weights.KvCacheEstimate;
+import io.hbmledger.weights.WeightsPlanner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * vLLM's KV cache figure against "GPU KV cache size: N tokens" times the model's KV bytes per
+ * token on one device (config.json arithmetic, estimated): a check with the arithmetic shown.
+ *
+ * <p>vLLM V1 turns its KV budget into whole blocks ({@code kv_cache_utils.py get_num_blocks}:
+ * {@code num_blocks = available_memory // page_size // num_layers}, page_size = one block of
+ * one layer) and logs {@code num_blocks x block_size} tokens, so tokens x bytes per token is
+ * at most the budget and falls short of it by less than one block of every layer. The check
+ * passes within one 128-token block (the Ascend default; CUDA's 16 is smaller) plus the
+ * rounding of the printed figure. More than that left over is KV memory of layers the config
+ * does not list (a drafter's, EAGLE or MTP) or a wider KV dtype; less means a narrower KV dtype
+ * or a config that is not the served model's.
+ *
+ * <p>Bytes per token per device: from the run's checkpoint (MLA keeps the whole latent on
+ * every rank; KV heads split over TP, one per rank when TP exceeds them), else from a
+ * config.json among the evidence with the same rules. When no KV figure was printed and the run
+ * names a checkpoint, the product stands in as the KV line (estimated).
+ */
+final class KvTokensCheck implements DeviceRule {
+
+    static final String CHECK = "kv_cache_vs_tokens";
+    private static final int BLOCK = 128;
+    private static final Pattern AMOUNT = Pattern.compile("(\\d[\\d,]*)(?:\\.(\\d+))?\\s*([KMGT]i?B)?");
+
+    private record PerToken(long bytes, Integer layers, List<Source> sources, String how) {
+    }
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        if (d.ranks.isEmpty()) {
+            return;
+        }
+        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm("kv_cache_tokens"), d.ranks.get(0), ev.layout());
+        PerToken pt = perToken(ev);
+        if (tokens.isEmpty() || pt == null) {
+            return;
+        }
+        TaggedObservation n = tokens.get().t();
+        long tokensN = (long) (double) n.o().value();
+        long expected = tokensN * pt.bytes();
+        String arithmetic = tokensN + " tokens x " + pt.bytes() + " B/token on this device (" + pt.how() + ") = "
+                + expected + " B (" + Units.gib(expected) + ")";
+        Optional<Entry> kv = d.get(Component.KV_CACHE).filter(Entry::known);
+        if (kv.isEmpty()) {
+            if (ev.checkpoint() != null) {
+                List<Source> src = new ArrayList<>();
+                src.add(n.source());
+                src.addAll(pt.sources());
+                d.put(new Entry(Component.KV_CACHE, expected, Confidence.ESTIMATED, src,
+                        "no KV cache figure in the log: its size in tokens times the checkpoint's KV bytes per token on this device",
+                        "startup", true, arithmetic));
+            }
+            return;
+        }
+        Entry e = kv.get();
+        if (e.sources().contains(n.source())) {
+            d.check(new Check(CHECK, Check.Status.SKIPPED, "the KV line is itself tokens x bytes per token: nothing to compare"));
+            return;
+        }
+        long reported = e.bytes();
+        long gap = reported - expected;
+        long block = BLOCK * pt.bytes();
+        Source rs = e.sources().get(0);
+        long rounding = rounding(rs.text());
+        String detail = "vLLM's KV cache " + Units.gib(reported) + " (" + rs.shortForm() + ") vs " + arithmetic
+                + ": left over " + gap + " B (" + Units.mib(gap) + ")";
+        if (gap >= -rounding && gap <= block + rounding) {
+            d.check(new Check(CHECK, Check.Status.PASS, detail + ", less than one " + BLOCK + "-token block ("
+                    + Units.mib(block) + ")" + (rounding > 0 ? " plus the figure's print rounding" : "")
+                    + ": vLLM turned its budget into whole blocks"));
+        } else if (expected > 0 && Math.abs(reported - 2 * expected) <= block + rounding) {
+            d.check(new Check(CHECK, Check.Status.WARN, detail + layersWorth(gap, expected, pt) + ": twice what the tokens need, so vLLM held each KV"
+                    + " element in twice the bytes assumed (e.g. a 16-bit KV cache where fp8 was assumed)"));
+        } else if (expected > 0 && Math.abs(2 * reported - expected) <= 2 * (block + rounding)) {
+            d.check(new Check(CHECK, Check.Status.WARN, detail + ": half what the tokens need, so vLLM held each KV"
+                    + " element in half the bytes assumed (e.g. an fp8 KV cache; set deployment.kv_cache_dtype)"));
+        } else if (gap > 0) {
+            d.check(new Check(CHECK, Check.Status.WARN, detail + layersWorth(gap, expected, pt) + ", more than one " + BLOCK
+                    + "-token block: KV layers the config does not list share the budget (a drafter's, EAGLE or MTP),"
+                    + " or the KV cache dtype is wider than assumed"));
+        } else {
+            d.check(new Check(CHECK, Check.Status.WARN, detail + ": the tokens need more than vLLM's figure;"
+                    + " the KV cache dtype is narrower than assumed (fp8?) or the config is not the served model's"));
+        }
+    }
+
+    private static String layersWorth(long gap, long expected, PerToken pt) {
+        return pt.layers() == null || pt.layers() == 0 || expected == 0 ? ""
+                : String.format(java.util.Locale.ROOT, " (%.2f layers' worth at this token count)",
+                        gap / (double) (expected / pt.layers()));
+    }
+
+    private static PerToken perToken(EvidenceSet ev) {
+        CheckpointEvidence c = ev.checkpoint();
+        if (c != null && c.checkpoint().config() != null) {
+            KvCacheEstimate kv = WeightsPlanner.plan(c.checkpoint(), c.layout(), c.options()).kv();
+            if (kv != null) {
+                int layers = WeightsPlanner.maxStageLayers(c.checkpoint().config().numLayers(), c.layout().pp());
+                String dtype = "auto".equalsIgnoreCase(c.options().kvCacheDtype())
+                        ? "KV dtype by vLLM's auto rule (the served dtype)"
+                        : "KV dtype " + c.options().kvCacheDtype() + " as the run states (kv_cache_dtype)";
+                return new PerToken(kv.bytesPerTokenPerDevice(), layers, c.sources(),
+                        kv.formula() + (kv.bytesPerToken() == kv.bytesPerTokenPerDevice() ? ", whole on every rank"
+                                : ", this rank's share under " + c.layout()) + "; " + dtype);
+            }
+        }
+        List<TaggedObservation> bpt = ev.quantity("kv_bytes_per_token");
+        if (bpt.isEmpty()) {
+            return null;
+        }
+        TaggedObservation b = bpt.get(0);
+        long whole = b.o().bytes() != null ? b.o().bytes() : (long) (double) b.o().value();
+        Integer layers = first(ev, "num_layers");
+        int tp = ev.layout().tp();
+        if (!ev.quantity("kv_lora_rank").isEmpty()) {
+            return new PerToken(whole, layers, List.of(b.source()), "config.json, MLA: the latent is whole on every rank; checkpoint dtype");
+        }
+        Integer heads = first(ev, "num_kv_heads");
+        if (heads == null || heads <= 0) {
+            return new PerToken(whole / tp, layers, List.of(b.source()), "config.json / TP " + tp + ", KV head count not known; checkpoint dtype");
+        }
+        int perRank = tp >= heads ? 1 : heads / tp;
+        return new PerToken(whole / heads * perRank, layers, List.of(b.source()),
+                "config.json, " + perRank + " of " + heads + " KV heads per rank under TP " + tp + "; checkpoint dtype");
+    }
+
+    private static Integer first(EvidenceSet ev, String q) {
+        List<TaggedObservation> l = ev.quantity(q);
+        return l.isEmpty() || l.get(0).o().value() == null ? null : (int) (double) l.get(0).o().value();
+    }
+
+    /** Half a unit of the printed figure's last digit, in bytes ("31.84 GiB": 0.005 GiB). */
+    static long rounding(String text) {
+        if (text == null) {
+            return 0;
+        }
+        Matcher m = AMOUNT.matcher(text);
+        if (!m.find() || m.group(3) == null) {
+            return 0;
+        }
+        int digits = m.group(2) == null ? 0 : m.group(2).length();
+        String u = m.group(3);
+        double unit = u.startsWith("K") ? 1L << 10 : u.startsWith("M") ? 1L << 20 : u.startsWith("G") ? 1L << 30 : 1L << 40;
+        return (long) Math.ceil(unit * 0.5 * Math.pow(10, -digits));
+    }
+}

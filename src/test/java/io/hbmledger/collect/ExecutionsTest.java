@@ -1,0 +1,119 @@
+package io.hbmledger.collect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExecutionsTest {
+
+    @TempDir
+    Path tmp;
+    FakeAscend fake;
+    int port;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        fake = new FakeAscend(tmp);
+        port = FakeAscend.freePort();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        fake.close();
+    }
+
+    ExecutionRecord startReady(Executions ex, String id) throws Exception {
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null,
+                List.of(0), Map.of(), null, tmp.toString());
+        return ex.awaitReady(ex.start(es, id, "test"), new ServerClient(ex.host().reach(port), null), Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aServerIgnoringSigintGetsSigtermAndTheWholeGroupGoes() throws Exception {
+        fake.env.put("FAKE_IGNORE_INT", "1");
+        Executions ex = fake.executions(fake.host());
+        ExecutionRecord rec = startReady(ex, "exec-int-ignored");
+        Set<Long> members = fake.host().groupMembers(rec.pgid());
+        // the fake server, plus its "worker" child (sleep 1000)
+        assertThat(members).hasSizeGreaterThanOrEqualTo(2).contains(rec.pgid());
+        assertThat(rec.serverPids()).containsExactlyElementsOf(members);
+
+        Executions.StopReport r = ex.stop(rec, new Executions.StopTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(5),
+                Duration.ofSeconds(2), Duration.ofSeconds(3)), new NpuSmi(fake.host(), Duration.ofSeconds(5)));
+
+        assertThat(r.signal()).isEqualTo("TERM");
+        assertThat(r.stopped()).isTrue();
+        assertThat(r.devicesReleased()).isTrue();
+        // every member, the worker child included, is gone (zombies not yet reaped by the JVM do not count)
+        assertThat(fake.host().groupMembers(rec.pgid())).isEmpty();
+        assertThat(ex.tail(rec, 5)).contains("ignoring SIGINT", "stopping on signal 15");
+        assertThat(fake.store().get(rec.id()).state()).isEqualTo("stopped");
+    }
+
+    @Test
+    void readinessTimesOutWithTheLogWhenTheServerNeverAnswers() throws Exception {
+        fake.env.put("FAKE_START_DELAY", "30");
+        Executions ex = fake.executions(fake.host());
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null,
+                List.of(0), Map.of(), null, tmp.toString());
+        ExecutionRecord rec = ex.start(es, "exec-slow", "test");
+        assertThatThrownBy(() -> ex.awaitReady(rec, new ServerClient(fake.host().reach(port), null), Duration.ofSeconds(2)))
+                .hasMessageContaining("not ready after 2 s").hasMessageContaining("fake-vllm args=");
+        assertThat(ex.alive(rec)).isTrue();
+    }
+
+    @Test
+    void aStaleRecordWhosePidWasReusedIsNeverSignalled() throws Exception {
+        // another program's group: setsid makes its pid its group id, as for our executions
+        Process other = new ProcessBuilder("setsid", "sleep", "60").start();
+        try {
+            long pgid = other.pid();
+            String start = fake.host().startTime(pgid);
+            assertThat(start).isNotNull();
+            assertThat(fake.host().groupMembers(pgid)).containsExactly(pgid);
+            // a record of an execution that had the same id but started at another time
+            ExecutionRecord stale = new ExecutionRecord(ExecutionRecord.SCHEMA, "exec-old", "local", tmp.toString(),
+                    List.of("vllm", "serve", "m"), pgid, pgid, port, "m", 1, 1, false, List.of(0), "server.log", null,
+                    "exec start", "2026-01-01T00:00:00Z", null, "ready", List.of(pgid), null, null,
+                    Long.toString(Long.parseLong(start) + 1));
+            Executions ex = fake.executions(fake.host());
+            fake.store().save(stale);
+            assertThat(ex.alive(stale)).isFalse();
+            Executions.StopReport r = ex.stop(stale, FakeAscend.fast().stop(), null);
+            assertThat(r.signal()).isNull();
+            assertThat(r.detail()).isEqualTo("already stopped");
+            assertThat(other.isAlive()).isTrue();
+            // the same record with the right start time is this group
+            ExecutionRecord same = new ExecutionRecord(stale.schema(), stale.id(), stale.host(), stale.runtimeDir(), stale.command(),
+                    pgid, pgid, port, "m", 1, 1, false, List.of(0), "server.log", null, "exec start", stale.started(), null,
+                    "ready", List.of(pgid), null, null, start);
+            assertThat(ex.alive(same)).isTrue();
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
+    void portAndParallelismAreReadFromTheCommand() {
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--tensor-parallel-size", "4", "-dp", "2",
+                "--enable-expert-parallel", "--port=9001"), null, null, Map.of(), null, null);
+        assertThat(es.port()).isEqualTo(9001);
+        assertThat(es.model()).isEqualTo("/m");
+        assertThat(es.tp()).isEqualTo(4);
+        assertThat(es.dp()).isEqualTo(2);
+        assertThat(es.ep()).isTrue();
+        // default devices: 0 .. tp*dp-1 = 0..7
+        assertThat(es.devices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--port", "80"), 81, null, Map.of(), null, null))
+                .hasMessageContaining("--port 81 given to hbm-ledger but the command says --port 80");
+    }
+}
