@@ -9,6 +9,7 @@ import io.hbmledger.ledger.CheckpointEvidence;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
+import io.hbmledger.ledger.MsprofEvidence;
 import io.hbmledger.ledger.RankLabels;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.report.LedgerJsonWriter;
@@ -79,6 +80,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--model", description = "model name for the heading (evidence files only)")
     String model;
 
+    @Option(names = "--instant", paramLabel = "NAME=TIME",
+            description = "a wall-clock instant of the run (ISO-8601 with offset), e.g. ready=2026-11-29T21:03:04+08:00,"
+                    + " to read msprof series at (evidence files only; a run directory takes them from run.json moments)")
+    Map<String, String> instants = new LinkedHashMap<>();
+
     @Option(names = "--model-dir", paramLabel = "DIR",
             description = {"the checkpoint vLLM served: model directory (config.json, *.safetensors, index), a weights manifest",
                 "saved by `weights --save-manifest`, or one .safetensors file. Its per-device share is shown next to vLLM's",
@@ -133,15 +139,15 @@ public final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter err) throws IOException, EvidenceException, BadInput {
-        boolean runMode = inputs.size() == 1 && (Files.isDirectory(inputs.get(0))
+        boolean runMode = inputs.size() == 1 && (Files.isDirectory(inputs.get(0)) && !MsprofLoader.isExportDir(inputs.get(0))
                 || inputs.get(0).getFileName().toString().equals(RunManifest.FILE_NAME));
         RunDirectory runDir = null;
         List<Input> files;
         Layout layout;
         if (runMode) {
             if (tp != null || dp != null || pp != null || ep || dtype != null || kvCacheDtype != null || devices != null
-                    || !moments.isEmpty() || model != null) {
-                throw new BadInput("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment and --model"
+                    || !moments.isEmpty() || model != null || !instants.isEmpty()) {
+                throw new BadInput("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment, --instant and --model"
                         + " describe evidence files;"
                         + " a run directory takes them from its run.json");
             }
@@ -162,8 +168,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
         CheckpointLoader loader = checkpointLoader(runDir, layout);
         CheckpointEvidence checkpoint = null;
         List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
+        List<MsprofLoader.Item> msprofItems = new ArrayList<>();
         for (Input in : files) {
             try {
+                Optional<String> msprofFormat = MsprofLoader.format(in.path());
+                if (msprofFormat.isPresent()) {
+                    // read below as a whole, at the run's instants: the ledger gets summaries
+                    msprofItems.add(new MsprofLoader.Item(in.path(), in.sourceName()));
+                    infos.add(new EvidenceSet.FileInfo(in.sourceName(), msprofFormat.get(), in.moment()));
+                    continue;
+                }
                 if (CheckpointLoader.isManifest(in.path())) {
                     if (checkpoint == null) {
                         checkpoint = loader.manifest(in.path(), in.shown());
@@ -220,7 +234,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 || f.format().startsWith("msprof") || f.format().startsWith("nvidia-smi"))) {
             throw new BadInput("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
         }
-        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint);
+        MsprofEvidence msprof = MsprofEvidence.none();
+        if (!msprofItems.isEmpty()) {
+            try {
+                msprof = loadMsprof(msprofItems, runDir);
+            } catch (IOException e) {
+                throw new BadInput("msprof evidence: " + e.getMessage() + System.lineSeparator()
+                        + "hbm-ledger: no ledger written: fix or remove the files above");
+            }
+        }
+        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof);
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
@@ -252,6 +275,32 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The run's instants (run.json moments, else the ready sample's taken_at; --instant for files) and the msprof summaries. */
+    private MsprofEvidence loadMsprof(List<MsprofLoader.Item> items, RunDirectory runDir) throws IOException {
+        List<String> warnings = new ArrayList<>();
+        Map<String, Long> at;
+        String readyFrom = null;
+        if (runDir != null) {
+            at = MsprofLoader.instants(runDir.manifest().moments(), warnings, "run.json moments");
+            if (at.containsKey("ready")) {
+                readyFrom = "run.json moments.ready";
+            } else {
+                for (EvidenceEntry e : runDir.manifest().evidence()) {
+                    Optional<Long> t = "ready".equals(e.moment()) ? MsprofLoader.epochUs(e.takenAt()) : Optional.empty();
+                    if (t.isPresent()) {
+                        at.put("ready", t.get());
+                        readyFrom = "taken_at of the ready sample " + e.file() + " in run.json";
+                        break;
+                    }
+                }
+            }
+        } else {
+            at = MsprofLoader.instants(instants, warnings, "--instant");
+            readyFrom = at.containsKey("ready") ? "--instant ready" : null;
+        }
+        return MsprofLoader.load(items, at, readyFrom, runDir == null ? null : runDir.dir(), warnings);
+    }
+
     /** The layout and serving options a checkpoint is planned under: run.json's deployment or the options. */
     private CheckpointLoader checkpointLoader(RunDirectory runDir, Layout layout) {
         Deployment d = runDir == null ? null : runDir.manifest().deployment();
@@ -279,7 +328,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return out;
     }
 
-    private List<Input> fileInputs() throws BadInput {
+    private List<Input> fileInputs() throws BadInput, IOException {
         Map<String, Moment> byName = new LinkedHashMap<>();
         for (Map.Entry<String, String> m : moments.entrySet()) {
             Optional<Moment> mo = Moment.parse(m.getValue());
@@ -291,7 +340,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<Input> out = new ArrayList<>();
         List<String> matched = new ArrayList<>();
         for (Path p : inputs) {
-            if (Files.isDirectory(p)) {
+            if (Files.isDirectory(p) && !MsprofLoader.isExportDir(p)) {
                 throw new BadInput(p + ": a directory among several inputs; give one run directory, or evidence files");
             }
             String shown = p.toString();

@@ -34,14 +34,21 @@ public final class Attribution {
             new KvTokensCheck(),
             new OomRule(),
             new ProcessTableRule(),
+            new MsprofUsedRule(),
+            new MsprofModulesRule(),
+            new MsprofAllocatorCacheRule(),
+            new MsprofPeakRule(),
             new MissingComponentsRule(),
             new ResidualRule(),
             new LedgerSumCheck(),
             new BudgetCheck(),
             new MixedMomentsCheck(),
-            new LaterSamplesCheck());
+            new LaterSamplesCheck(),
+            new MsprofAppCheck(),
+            new MsprofDeviceCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
+            new MsprofRunRule(),
             new CheckpointTotalRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {

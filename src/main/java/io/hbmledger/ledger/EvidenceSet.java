@@ -9,22 +9,36 @@ import java.util.function.Predicate;
 
 /**
  * Everything a run holds, ready for attribution: tagged observations, the files they came from,
- * the deployment layout and, when the run names one, the model checkpoint. Pure data with
- * lookups; no I/O.
+ * the deployment layout, when the run names one, the model checkpoint, and the msprof summaries
+ * (read at the edge, {@link MsprofEvidence}). Pure data with lookups; no I/O.
  *
  * @param checkpoint the checkpoint the run names, or null
+ * @param msprof the run's msprof summaries, {@link MsprofEvidence#none()} without any
  */
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
-                          CheckpointEvidence checkpoint) {
+                          CheckpointEvidence checkpoint, MsprofEvidence msprof) {
 
     public EvidenceSet {
         observations = List.copyOf(observations);
         files = List.copyOf(files);
+        msprof = msprof == null ? MsprofEvidence.none() : msprof;
+    }
+
+    /** A run that names no checkpoint and holds no msprof data. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
+        this(observations, files, layout, null, MsprofEvidence.none());
+    }
+
+    /** A run without msprof summaries. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                       CheckpointEvidence checkpoint) {
+        this(observations, files, layout, checkpoint, MsprofEvidence.none());
     }
 
     /** A run that names no checkpoint. */
-    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
-        this(observations, files, layout, null);
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                       MsprofEvidence msprof) {
+        this(observations, files, layout, null, msprof);
     }
 
     /** One evidence file of the run: as shown to the user, its format and its moment. */

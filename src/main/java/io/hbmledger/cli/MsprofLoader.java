@@ -1,0 +1,290 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.evidence.msprof.MsprofAnalyzer;
+import io.hbmledger.evidence.msprof.MsprofExport;
+import io.hbmledger.evidence.msprof.MsprofExportWalker;
+import io.hbmledger.evidence.msprof.MsprofFiles;
+import io.hbmledger.evidence.msprof.MsprofInput;
+import io.hbmledger.evidence.msprof.MsprofQuantity;
+import io.hbmledger.evidence.msprof.MsprofSeries;
+import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.evidence.msprof.MsprofTable;
+import io.hbmledger.ledger.MsprofEvidence;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The I/O edge between analyze and the msprof readers: recognises msprof exports among a run's
+ * evidence (an export directory such as {@code PROF_*}, {@code *_ascend_pt},
+ * {@code mindstudio_profiler_output}, or one of their CSV / SQLite files), reads each export
+ * with {@link MsprofAnalyzer} at the run's instants, then once more with each device's peak
+ * instant added (so every series' value at that peak is known), and hands the ledger
+ * {@link MsprofEvidence}: summaries only.
+ */
+final class MsprofLoader {
+
+    private static final Pattern DEVICE_DIR = Pattern.compile("device_(\\d+)");
+
+    private MsprofLoader() {
+    }
+
+    /** One evidence entry that is msprof data. */
+    record Item(Path path, String sourceName) {
+    }
+
+    /** The evidence format to record for an msprof entry, or empty when the path is not msprof data. */
+    static Optional<String> format(Path p) throws IOException {
+        if (Files.isDirectory(p)) {
+            String n = p.getFileName() == null ? "" : p.getFileName().toString();
+            if (n.startsWith("PROF_") || n.endsWith("_ascend_pt") || n.equals("mindstudio_profiler_output")
+                    || n.equals("ASCEND_PROFILER_OUTPUT") || !MsprofExportWalker.find(p).isEmpty()) {
+                return Optional.of("msprof-export");
+            }
+            return Optional.empty();
+        }
+        if (!Files.isRegularFile(p)) {
+            return Optional.empty();
+        }
+        return MsprofFiles.detect(head(p));
+    }
+
+    /** True when a directory is an msprof export rather than a run directory. */
+    static boolean isExportDir(Path p) throws IOException {
+        return Files.isDirectory(p) && !Files.exists(p.resolve("run.json")) && format(p).isPresent();
+    }
+
+    /**
+     * Parses the run's instants: ISO-8601 with an offset (run.json {@code moments}) or an
+     * {@code Instant} in UTC; a bad one becomes a warning.
+     */
+    static Map<String, Long> instants(Map<String, String> iso, List<String> warnings, String where) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : iso.entrySet()) {
+            Optional<Long> us = epochUs(e.getValue());
+            if (us.isPresent()) {
+                out.put(e.getKey(), us.get());
+            } else {
+                warnings.add(where + " " + e.getKey() + " = \"" + e.getValue()
+                        + "\" is not an ISO-8601 instant with an offset (e.g. 2026-11-29T21:03:04.120+08:00); not used");
+            }
+        }
+        return out;
+    }
+
+    static Optional<Long> epochUs(String iso) {
+        if (iso == null) {
+            return Optional.empty();
+        }
+        Instant t;
+        try {
+            t = OffsetDateTime.parse(iso.trim()).toInstant();
+        } catch (DateTimeParseException e) {
+            try {
+                t = Instant.parse(iso.trim());
+            } catch (DateTimeParseException e2) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000L));
+    }
+
+    /**
+     * Reads the msprof entries of a run.
+     *
+     * @param items the entries, in run order
+     * @param momentsUs the run's instants by name
+     * @param readyFrom where the ready instant came from, for the report
+     * @param baseDir the run directory (stripped from shown file names), or null
+     * @param warnings earlier warnings (bad instants) to carry into the report
+     */
+    static MsprofEvidence load(List<Item> items, Map<String, Long> momentsUs, String readyFrom, Path baseDir,
+                               List<String> warnings) throws IOException {
+        Map<String, Group> groups = new LinkedHashMap<>();
+        Map<Path, List<MsprofExport>> walked = new HashMap<>();
+        Set<Path> seen = new LinkedHashSet<>();
+        List<String> notes = new ArrayList<>(warnings);
+        for (Item it : items) {
+            Path p = it.path();
+            if (Files.isDirectory(p)) {
+                List<MsprofExport> exports = MsprofExportWalker.find(p);
+                if (exports.isEmpty()) {
+                    groups.computeIfAbsent(it.sourceName(), k -> new Group(k, kindOf(p), Map.of()));
+                }
+                for (MsprofExport x : exports) {
+                    String rel = p.relativize(x.root()).toString();
+                    String name = rel.isEmpty() ? it.sourceName() : it.sourceName() + "/" + rel;
+                    Group g = groups.computeIfAbsent(name, k -> new Group(k, x.kind(), x.rankIds()));
+                    for (MsprofInput in : x.inputs()) {
+                        if (seen.add(in.path().toAbsolutePath().normalize())) {
+                            g.inputs.add(in);
+                        }
+                    }
+                }
+                continue;
+            }
+            if (!seen.add(p.toAbsolutePath().normalize())) {
+                continue;
+            }
+            Path root = exportRoot(p, baseDir);
+            if (root != null) {
+                List<MsprofExport> exports = walked.computeIfAbsent(root, r -> {
+                    try {
+                        return MsprofExportWalker.find(r);
+                    } catch (IOException e) {
+                        notes.add(r + ": cannot list: " + e.getMessage());
+                        return List.of();
+                    }
+                });
+                Optional<MsprofExport> x = exports.stream().filter(e -> e.root().equals(root)).findFirst();
+                Optional<MsprofInput> mine = x.flatMap(e -> e.inputs().stream().filter(in -> same(in.path(), p)).findFirst());
+                String name = baseDir != null && root.startsWith(baseDir) ? baseDir.relativize(root).toString() : root.toString();
+                if (mine.isPresent()) {
+                    groups.computeIfAbsent(name, k -> new Group(k, x.get().kind(), x.get().rankIds())).inputs.add(mine.get());
+                    continue;
+                }
+                if (x.isPresent() && x.get().skipped().stream().anyMatch(s -> s.contains(p.getFileName().toString()))) {
+                    notes.add(it.sourceName() + ": not read, the same table of " + name + " is read from a preferred file");
+                    continue;
+                }
+            }
+            Path parent = p.toAbsolutePath().getParent();
+            String name = it.sourceName().contains("/") ? it.sourceName().substring(0, it.sourceName().lastIndexOf('/'))
+                    : parent == null ? "." : parent.getFileName().toString();
+            Group g = groups.computeIfAbsent("files in " + name, k -> new Group(k, "files",
+                    parent == null ? Map.of() : MsprofExportWalker.rankIds(parent.getFileName().toString())));
+            g.inputs.add(new MsprofInput(p, tableOf(p), p.toString(), 0, folderDevice(p)));
+        }
+        if (baseDir != null) {
+            Path real = baseDir.toRealPath();
+            for (Group g : groups.values()) {
+                for (MsprofInput in : g.inputs) {
+                    if (!in.path().toRealPath().startsWith(real)) {
+                        throw new IOException(in.path() + " resolves through a symbolic link to " + in.path().toRealPath()
+                                + ", outside the run directory " + real + "; copy the export into the run directory");
+                    }
+                }
+            }
+        }
+        List<MsprofEvidence.Export> exports = new ArrayList<>();
+        for (Group g : groups.values()) {
+            exports.add(new MsprofEvidence.Export(g.name, g.kind, g.rankIds, read(g.inputs, momentsUs)));
+        }
+        return new MsprofEvidence(exports, momentsUs, readyFrom, baseDir == null ? null : baseDir.toString(), notes);
+    }
+
+    /**
+     * Pass 1 at the run's instants; pass 2 adds each device's peak instant when there is one.
+     * npu_module_mem (about 97% of an export's bytes: ~75 components per sample) is left out of
+     * pass 2, so the second pass costs a few percent; its series keep pass 1's values.
+     */
+    private static MsprofSummary read(List<MsprofInput> inputs, Map<String, Long> momentsUs) throws IOException {
+        MsprofSummary first = MsprofAnalyzer.analyze(inputs, momentsUs);
+        Map<String, Long> withPeaks = new LinkedHashMap<>(momentsUs);
+        for (MsprofSeries s : first.series()) {
+            if (s.quantity() == MsprofQuantity.DEVICE_HBM_PEAK && s.device() != null && s.peakTimestampUs() != null) {
+                // +1 us: the peak's own time is kept in whole microseconds while samples carry
+                // fractions (".586"), so the instant itself would fall just before its sample
+                withPeaks.put(MsprofEvidence.peakMoment(s.device()), s.peakTimestampUs() + 1);
+            }
+        }
+        List<MsprofInput> again = inputs.stream().filter(in -> in.table() != MsprofTable.NPU_MODULE_MEM).toList();
+        if (withPeaks.size() == momentsUs.size() || again.isEmpty()) {
+            return first;
+        }
+        MsprofSummary second = MsprofAnalyzer.analyze(again, withPeaks);
+        List<MsprofSeries> series = new ArrayList<>();
+        for (MsprofSeries s : first.series()) {
+            series.add(second.series().stream().filter(t -> t.quantity() == s.quantity()
+                    && java.util.Objects.equals(t.device(), s.device())
+                    && java.util.Objects.equals(t.component(), s.component())).findFirst().orElse(s));
+        }
+        return new MsprofSummary(first.files(), series, first.operators(), first.warnings());
+    }
+
+    private static final class Group {
+        final String name;
+        final String kind;
+        final Map<String, Integer> rankIds;
+        final List<MsprofInput> inputs = new ArrayList<>();
+
+        Group(String name, String kind, Map<String, Integer> rankIds) {
+            this.name = name;
+            this.kind = kind;
+            this.rankIds = rankIds;
+        }
+    }
+
+    /** The table a CSV file's name stands for (for planning only; the reader goes by the header), or null. */
+    private static MsprofTable tableOf(Path p) {
+        String n = p.getFileName().toString();
+        for (MsprofTable t : MsprofTable.values()) {
+            if (n.endsWith(".csv") && (n.equals(t.csvStem() + ".csv") || n.startsWith(t.csvStem() + "_"))) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static String kindOf(Path p) {
+        return p.getFileName() != null && p.getFileName().toString().endsWith("_ascend_pt") ? "torch_npu" : "msprof";
+    }
+
+    private static boolean same(Path a, Path b) {
+        return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+    }
+
+    /** The nearest PROF_* / *_ascend_pt folder above a file, not above the run directory. */
+    private static Path exportRoot(Path file, Path baseDir) {
+        for (Path d = file.getParent(); d != null; d = d.getParent()) {
+            if (baseDir != null && same(d, baseDir)) {
+                return null;
+            }
+            String n = d.getFileName() == null ? "" : d.getFileName().toString();
+            if (n.startsWith("PROF_") || n.endsWith("_ascend_pt")) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    private static Integer folderDevice(Path file) {
+        for (Path d = file.getParent(); d != null; d = d.getParent()) {
+            Matcher m = DEVICE_DIR.matcher(d.getFileName() == null ? "" : d.getFileName().toString());
+            if (m.matches()) {
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        return null;
+    }
+
+    private static byte[] head(Path file) throws IOException {
+        byte[] buf = new byte[64 * 1024];
+        int off = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            while (off < buf.length) {
+                int n = in.read(buf, off, buf.length - off);
+                if (n < 0) {
+                    break;
+                }
+                off += n;
+            }
+        }
+        return Arrays.copyOf(buf, off);
+    }
+}

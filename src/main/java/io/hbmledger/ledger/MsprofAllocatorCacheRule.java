@@ -1,0 +1,43 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.evidence.msprof.MsprofSummary;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * torch_npu's caching allocator at ready: Total Reserved minus Total Allocated of memory_record's
+ * {@code PTA} component (measured, both sampled at the same event). PTA is PyTorch's own
+ * allocator; {@code PTA+GE} would add the graph engine, which is in cann_runtime, so GE is not
+ * counted twice. memory_record is written at each allocation and free, so its last row before
+ * the instant holds however old it is.
+ */
+final class MsprofAllocatorCacheRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        MsprofEvidence m = ev.msprof();
+        if (!m.present() || !"ready".equals(d.moment) || m.readyUs().isEmpty() || d.hasKnown(Component.ALLOCATOR_CACHE)) {
+            return;
+        }
+        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
+        if (matches.isEmpty()) {
+            return;
+        }
+        MsprofSummary.DeviceMemory dm = matches.get(0).export().summary().device(matches.get(0).key());
+        Optional<MsprofSummary.MemoryRecordComponent> pta = dm.record("PTA");
+        if (pta.isEmpty() || pta.get().allocated() == null || pta.get().reserved() == null) {
+            return;
+        }
+        Optional<MsprofReading> a = MsprofReading.at(m, pta.get().allocated(), "ready", "ready", true);
+        Optional<MsprofReading> r = MsprofReading.at(m, pta.get().reserved(), "ready", "ready", true);
+        if (a.isEmpty() || r.isEmpty()) {
+            return;
+        }
+        long cache = r.get().bytes() - a.get().bytes();
+        d.put(new Entry(Component.ALLOCATOR_CACHE, cache, Confidence.MEASURED, List.of(r.get().source(), a.get().source()),
+                "torch_npu caching allocator: reserved but not allocated at ready (memory_record PTA, " + r.get().note()
+                        + "); GE's part (PTA+GE) is in cann_runtime, not here",
+                "ready", true, "reserved " + r.get().bytes() + " B - allocated " + a.get().bytes() + " B = " + cache
+                        + " B (" + Units.gib(cache) + ")"));
+    }
+}

@@ -1,0 +1,78 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.evidence.msprof.MsprofValueAt;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The msprof / torch_npu profiler data of a run, as summaries read at the edge (cli), so the
+ * attribution rules stay free of I/O. Series carry values at the run's named instants
+ * ({@code ready}, {@code load_start}, ... from run.json {@code moments}) and at each device's
+ * peak ({@link #peakMoment}).
+ *
+ * @param exports one entry per profiling output (a {@code PROF_*} or {@code *_ascend_pt} folder,
+ *     or loose files of one folder)
+ * @param momentsUs the run's instants in microseconds since the Unix epoch, by name
+ * @param readyFrom where the ready instant came from ({@code run.json moments.ready}, ...), null
+ *     when the run gives none
+ * @param baseDir prefix (the run directory) stripped from file names in sources, or null
+ * @param warnings problems met while reading (files that could not be read, bad instants)
+ */
+public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, String readyFrom,
+                             String baseDir, List<String> warnings) {
+
+    /** The moment name under which every series' value at a device's peak is kept. */
+    public static String peakMoment(String msprofDevice) {
+        return "peak@" + msprofDevice;
+    }
+
+    public MsprofEvidence {
+        exports = List.copyOf(exports);
+        momentsUs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(momentsUs));
+        warnings = List.copyOf(warnings);
+    }
+
+    public static MsprofEvidence none() {
+        return new MsprofEvidence(List.of(), Map.of(), null, null, List.of());
+    }
+
+    /** True when the run named any msprof export. */
+    public boolean present() {
+        return !exports.isEmpty();
+    }
+
+    public Optional<Long> readyUs() {
+        return Optional.ofNullable(momentsUs.get("ready"));
+    }
+
+    /**
+     * One profiling output.
+     *
+     * @param name the folder or file as named in the run
+     * @param kind {@code msprof}, {@code torch_npu} or {@code files}
+     * @param rankIds rank / dp / tp ids from the folder name (torch_npu), may be empty
+     * @param summary what the files say
+     */
+    public record Export(String name, String kind, Map<String, Integer> rankIds, MsprofSummary summary) {
+        public Export {
+            rankIds = Map.copyOf(rankIds);
+        }
+    }
+
+    /** A file name as the user should see it: relative to the run directory when inside it. */
+    public String shown(String file) {
+        if (file == null || baseDir == null || baseDir.isEmpty()) {
+            return file;
+        }
+        String prefix = baseDir.endsWith("/") ? baseDir : baseDir + "/";
+        return file.startsWith(prefix) ? file.substring(prefix.length()) : file;
+    }
+
+    /** The source line of a value at an instant. */
+    public Source source(MsprofValueAt v) {
+        return new Source(shown(v.file()), (int) Math.min(Integer.MAX_VALUE, v.row()), v.text());
+    }
+}

@@ -1,0 +1,121 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.evidence.msprof.MsprofSeries;
+import io.hbmledger.evidence.msprof.MsprofSummary;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * HCCL, CANN runtime and the other device modules from msprof's npu_module_mem (measured), each
+ * the sum of its components' values at the ledger's instant (see {@link MsprofModules} for which
+ * component goes where). Without a ready instant in the run the series maxima over the profiled
+ * window are shown instead, and say so (these modules are allocated once at start-up, so the
+ * maximum is usually the value at ready, but that is not measured).
+ *
+ * <p>Overlaps: vLLM's non-torch lump holds HCCL and the CANN runtime, so it is no longer counted
+ * once msprof splits them out. The device-side modules (driver, logging, low power, task
+ * scheduler) are resident before the server starts: when an idle baseline or the memory outside
+ * every process is counted, they are inside it and are shown, not counted again.
+ */
+final class MsprofModulesRule implements DeviceRule {
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        MsprofEvidence m = ev.msprof();
+        if (!m.present() || !"ready".equals(d.moment)) {
+            return;
+        }
+        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
+        if (matches.isEmpty()) {
+            return;
+        }
+        MsprofDeviceMap.Match match = matches.get(0);
+        MsprofSummary.DeviceMemory dm = match.export().summary().device(match.key());
+        if (dm.modules().isEmpty()) {
+            return;
+        }
+        Map<String, List<MsprofSeries>> groups = new LinkedHashMap<>();
+        for (MsprofSeries s : dm.modules().values()) {
+            String c = MsprofModules.componentOf(s.component());
+            if (c != null) {
+                groups.computeIfAbsent(c, k -> new ArrayList<>()).add(s);
+            }
+        }
+        String where = match.key() + " of " + match.export().name()
+                + (dm.modules().values().iterator().next().deviceFromFolder() ? " (device from the device_N folder: the file has no device column)" : "");
+        for (Map.Entry<String, List<MsprofSeries>> g : groups.entrySet()) {
+            d.put(entry(m, g.getKey(), g.getValue(), where, d));
+        }
+        if (d.hasKnownCounted(Component.HCCL) || d.hasKnownCounted(Component.CANN_RUNTIME)) {
+            d.get(Component.NON_TORCH).filter(e -> e.known() && e.counted()).ifPresent(e -> d.put(e.notCounted(
+                    "holds the HCCL buffers and CANN runtime that msprof measures separately, so not in the sum")));
+        }
+    }
+
+    private static Entry entry(MsprofEvidence m, String component, List<MsprofSeries> series, String where,
+                               DeviceDraft d) {
+        long sum = 0;
+        boolean allAtReady = true;
+        List<Source> sources = new ArrayList<>();
+        List<String> parts = new ArrayList<>();
+        List<String> zero = new ArrayList<>();
+        String timing = null;
+        for (MsprofSeries s : series) {
+            MsprofReading r;
+            Optional<MsprofReading> at = m.readyUs().isPresent()
+                    ? MsprofReading.at(m, s, "ready", "ready") : Optional.empty();
+            if (at.isPresent()) {
+                r = at.get();
+            } else {
+                allAtReady = false;
+                r = MsprofReading.peak(m, s, m.readyUs().isPresent()
+                        ? MsprofReading.whyNot(s, m.readyUs().get(), "ready") : "the run gives no ready instant (run.json moments.ready)");
+            }
+            if (timing == null) {
+                timing = r.note();
+            }
+            sum += r.bytes();
+            if (r.bytes() != 0) {
+                sources.add(r.source());
+                parts.add(s.component() + " " + Units.mib(r.bytes()));
+            } else {
+                zero.add(s.component());
+            }
+        }
+        if (sources.isEmpty()) {
+            MsprofSeries s0 = series.get(0);
+            sources.add(at(m, s0));
+        }
+        String what = switch (component) {
+            case Component.HCCL -> "HCCL communication buffers";
+            case Component.CANN_RUNTIME -> "CANN runtime in the serving process (RUNTIME, ASCENDCL, GE)";
+            default -> "device modules outside the serving process's own allocations";
+        };
+        StringBuilder note = new StringBuilder(what).append(", msprof npu_module_mem ").append(where).append(": ");
+        note.append(parts.isEmpty() ? "all 0" : String.join(", ", parts));
+        if (!zero.isEmpty() && component.equals(Component.OTHER_MODULES)) {
+            note.append("; ").append(zero.size()).append(" more at 0");
+        } else if (!zero.isEmpty()) {
+            note.append("; 0: ").append(String.join(", ", zero));
+        }
+        note.append("; ").append(allAtReady ? "values at ready, e.g. " + timing : timing);
+        Entry e = new Entry(component, sum, Confidence.MEASURED, sources, note.toString(),
+                allAtReady ? "ready" : null, true, null);
+        if (component.equals(Component.OTHER_MODULES)) {
+            if (d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
+                e = e.notCounted("device-side modules are inside outside_processes (memory no process is charged for)");
+            } else if (d.hasKnownCounted(Component.DRIVER_BASELINE)) {
+                e = e.notCounted("device-side modules are resident before the server starts, so inside driver_baseline");
+            }
+        }
+        return e;
+    }
+
+    private static Source at(MsprofEvidence m, MsprofSeries s) {
+        return s.at("ready").map(m::source).orElse(new Source(m.shown(s.peakFile()),
+                (int) Math.min(Integer.MAX_VALUE, s.peakRow()), s.peakText()));
+    }
+}

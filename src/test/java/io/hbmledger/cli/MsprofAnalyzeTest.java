@@ -1,0 +1,148 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.testing.Corpus;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * analyze over the real torch_npu export of the corpus (msinsight level1 rank 0,
+ * ASCEND_PROFILER_OUTPUT CSVs and its SQLite twin), read in place through the file-list mode.
+ * Values are read by hand from the files (MB = MiB, as the header says):
+ * npu_module_mem HCCL is 404.0625 MB in all 14 samples = 423690240 B; RUNTIME peaks at
+ * 92.234375 MB (rows 104-108, .757000 to .836950) = 96714752 B and is 92.1875 MB from
+ * .856979 on = 96665600 B; GE is 76.0 MB throughout = 79691776 B; ASCENDCL and every other
+ * module except APP are 0.0. memory_record's last PTA row (1003, .749097) has Total Allocated
+ * 954.06787109375 MB = 1000412672 B and Total Reserved 1452.0 MB = 1522532352 B.
+ */
+class MsprofAnalyzeTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static final String MODULES = "msprof/msinsight_level1_rank0_npu_module_mem.csv";
+    private static final String RECORD = "msprof/msinsight_level1_rank0_memory_record.csv";
+
+    private static JsonNode analyze(String... args) throws Exception {
+        List<String> a = new ArrayList<>(List.of("analyze", "--format", "json"));
+        a.addAll(List.of(args));
+        CliRun r = CliRun.of(a.toArray(String[]::new));
+        assertThat(r.exit()).as(r.err()).isZero();
+        return JSON.readTree(r.out());
+    }
+
+    private static JsonNode entry(JsonNode report, String component) {
+        for (JsonNode e : report.get("devices").get(0).get("entries")) {
+            if (e.get("component").asText().equals(component)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no " + component + " entry in " + report);
+    }
+
+    @Test
+    void torchNpuCsvExportGivesMeasuredHcclCannRuntimeAndOtherModules() throws Exception {
+        JsonNode r = analyze(Corpus.file(MODULES).toString(), Corpus.file(RECORD).toString());
+        JsonNode hccl = entry(r, "hccl");
+        assertThat(hccl.get("confidence").asText()).isEqualTo("measured");
+        assertThat(hccl.get("bytes").asLong()).isEqualTo(423690240L);
+        assertThat(hccl.get("sources").get(0).get("text").asText()).isEqualTo("404.0625");
+        // no ready instant: each module's maximum, RUNTIME 96714752 + GE 79691776 + ASCENDCL 0
+        JsonNode rt = entry(r, "cann_runtime");
+        assertThat(rt.get("confidence").asText()).isEqualTo("measured");
+        assertThat(rt.get("bytes").asLong()).isEqualTo(96714752L + 79691776L);
+        assertThat(rt.get("note").asText()).contains("RUNTIME 92.2 MiB", "GE 76.0 MiB", "maximum over the profiled window");
+        assertThat(rt.get("moment").isNull()).isTrue();
+        JsonNode other = entry(r, "other_modules");
+        assertThat(other.get("confidence").asText()).isEqualTo("measured");
+        assertThat(other.get("bytes").asLong()).isZero();
+        // msprof is present: the run is not "incomplete: no msprof evidence"
+        assertThat(r.get("incomplete_reasons").toString()).doesNotContain("no msprof");
+        assertThat(checks(r)).contains("msprof_device_ids=pass", "msprof_timeline=skipped");
+    }
+
+    @Test
+    void valuesAtTheReadyInstantNotTheWholeRunMaximum() throws Exception {
+        JsonNode r = analyze("--instant", "ready=2025-01-09T07:48:03.870Z",
+                Corpus.file(MODULES).toString(), Corpus.file(RECORD).toString());
+        JsonNode rt = entry(r, "cann_runtime");
+        // RUNTIME at .856979 (the last sample before .870): 92.1875 MB, not the 92.234375 maximum
+        assertThat(rt.get("bytes").asLong()).isEqualTo(96665600L + 79691776L);
+        assertThat(rt.get("moment").asText()).isEqualTo("ready");
+        assertThat(entry(r, "hccl").get("bytes").asLong()).isEqualTo(423690240L);
+        JsonNode cache = entry(r, "allocator_cache");
+        assertThat(cache.get("confidence").asText()).isEqualTo("measured");
+        assertThat(cache.get("bytes").asLong()).isEqualTo(1522532352L - 1000412672L);
+        assertThat(cache.get("sources").get(0).get("line").asInt()).isEqualTo(1003);
+        assertThat(checks(r)).contains("msprof_timeline=pass");
+    }
+
+    @Test
+    void readyOutsideTheProfiledWindowIsSaidAndFallsBackToMaxima() throws Exception {
+        JsonNode r = analyze("--instant", "ready=2025-01-09T08:00:00Z", Corpus.file(MODULES).toString());
+        assertThat(entry(r, "cann_runtime").get("bytes").asLong()).isEqualTo(96714752L + 79691776L);
+        assertThat(checks(r)).contains("msprof_timeline=warn");
+        assertThat(detail(r, "msprof_timeline")).contains("after the last sample");
+    }
+
+    @Test
+    void sqliteTwinGivesTheSameHccl() throws Exception {
+        JsonNode r = analyze(Corpus.file("msprof/msinsight_level1_rank0_ascend_pytorch_profiler_0.db").toString());
+        assertThat(entry(r, "hccl").get("bytes").asLong()).isEqualTo(423690240L);
+        assertThat(entry(r, "cann_runtime").get("note").asText()).contains("RUNTIME 92.2 MiB");
+    }
+
+    @Test
+    void devicesTheExportLacksAreNamed() throws Exception {
+        JsonNode r = analyze("--tp", "2", Corpus.file(MODULES).toString());
+        assertThat(r.get("incomplete_reasons").toString()).contains("the msprof export has no data for device(s) [1]");
+        JsonNode d1 = r.get("devices").get(1);
+        assertThat(d1.get("checks").toString()).contains("no msprof data for device 1");
+    }
+
+    @Test
+    void hostRowsGoToProcessLevelNeverIntoADevice() throws Exception {
+        // static_op_mem of the msinsight server export: Device_id "host"; the TOTAL rows of graphs
+        // 0 and 1 are 17210.5 KB = 17623552 B and 19910.5 KB = 20388352 B (truth.json)
+        JsonNode r = analyze(Corpus.file(MODULES).toString(), Corpus.file("msprof/msinsight_server_rank1_static_op_mem.csv").toString());
+        List<Long> bytes = new ArrayList<>();
+        for (JsonNode p : r.get("process_level")) {
+            assertThat(p.get("component").asText()).isEqualTo("static_graph");
+            assertThat(p.get("confidence").asText()).isEqualTo("measured");
+            bytes.add(p.get("bytes").asLong());
+        }
+        assertThat(bytes).containsExactlyInAnyOrder(17623552L, 20388352L);
+        assertThat(r.get("devices")).hasSize(1);
+        assertThat(r.get("devices").get(0).toString()).doesNotContain("17623552");
+    }
+
+    @Test
+    void aSymbolicLinkOutOfTheRunInsideAnExportIsRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path export = java.nio.file.Files.createDirectories(dir.resolve("evidence/PROF_000001_x/mindstudio_profiler_output"));
+        java.nio.file.Files.createSymbolicLink(export.resolve("npu_module_mem_1.csv"), Corpus.file(MODULES));
+        java.nio.file.Files.writeString(dir.resolve("run.json"),
+                "{\"schema\": \"hbm-ledger/run/1\", \"evidence\": [{\"file\": \"evidence/PROF_000001_x\"}]}");
+        CliRun r = CliRun.of("analyze", "--no-write", dir.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("npu_module_mem_1.csv resolves through a symbolic link", "outside the run directory");
+        assertThat(r.out()).isEmpty();
+    }
+
+    private static List<String> checks(JsonNode r) {
+        List<String> out = new ArrayList<>();
+        r.get("devices").get(0).get("checks").forEach(c -> out.add(c.get("name").asText() + "=" + c.get("status").asText()));
+        return out;
+    }
+
+    private static String detail(JsonNode r, String name) {
+        for (JsonNode c : r.get("devices").get(0).get("checks")) {
+            if (c.get("name").asText().equals(name)) {
+                return c.get("detail").asText();
+            }
+        }
+        return "";
+    }
+}
