@@ -129,6 +129,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             layout = d == null ? Layout.of(null, null, null, pids, null)
                     : Layout.of(d.tp(), d.dp(), d.devices(), pids, d.model());
         } else {
+            checkLayoutOptions();
             files = fileInputs();
             layout = Layout.of(tp, dp, devices, serverPids, model);
         }
@@ -210,6 +211,38 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return out;
     }
 
+    /** --tp/--dp are counts (>= 1); --devices are device ids (>= 0), one per rank, no repeats. */
+    private void checkLayoutOptions() throws BadInput {
+        if (tp != null && tp < 1) {
+            throw new BadInput("--tp " + tp + ": expected the tensor-parallel size, an integer >= 1");
+        }
+        if (dp != null && dp < 1) {
+            throw new BadInput("--dp " + dp + ": expected the data-parallel size, an integer >= 1");
+        }
+        if (devices != null) {
+            java.util.Set<Integer> seen = new java.util.HashSet<>();
+            for (Integer id : devices) {
+                if (id == null || id < 0) {
+                    throw new BadInput("--devices " + devices + ": expected device ids >= 0"
+                            + " (as in ASCEND_RT_VISIBLE_DEVICES), found " + id);
+                }
+                if (!seen.add(id)) {
+                    throw new BadInput("--devices " + devices + ": device " + id + " is listed twice;"
+                            + " give each rank's own device, in rank order");
+                }
+            }
+        }
+    }
+
+    /** A --moment key names an input when both are the same file once made absolute and normalized. */
+    private static boolean sameFile(String key, Path input) {
+        try {
+            return Path.of(key).toAbsolutePath().normalize().equals(input.toAbsolutePath().normalize());
+        } catch (java.nio.file.InvalidPathException e) {
+            return false;
+        }
+    }
+
     private List<Input> fileInputs() throws BadInput {
         Map<String, Moment> byName = new LinkedHashMap<>();
         for (Map.Entry<String, String> m : moments.entrySet()) {
@@ -227,7 +260,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
             }
             String shown = p.toString();
             String key = byName.containsKey(shown) ? shown
-                    : byName.containsKey(p.getFileName().toString()) ? p.getFileName().toString() : null;
+                    : byName.containsKey(p.getFileName().toString()) ? p.getFileName().toString()
+                    : byName.keySet().stream().filter(k -> sameFile(k, p)).findFirst().orElse(null);
             if (key != null) {
                 matched.add(key);
             }

@@ -92,10 +92,16 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             positive(shown, text, at, "tp", d.tp());
             positive(shown, text, at, "dp", d.dp());
             positive(shown, text, at, "pp", d.pp());
+            java.util.Set<Integer> seen = new java.util.HashSet<>();
             for (Integer id : d.devices()) {
                 if (id == null || id < 0) {
                     throw new RunFileException(shown, lineOf(text, "\"devices\"", at),
                             "deployment.devices must be device ids >= 0, found " + id);
+                }
+                if (!seen.add(id)) {
+                    throw new RunFileException(shown, lineOf(text, "\"devices\"", at),
+                            "deployment.devices lists device " + id + " twice; give each rank's own device,"
+                                    + " in rank order (ASCEND_RT_VISIBLE_DEVICES order)");
                 }
             }
         }
