@@ -45,6 +45,9 @@ final class ProcessTableRule implements DeviceRule {
                 : pids.isEmpty() ? "told apart by process name (vllm, python, ray; run.json names no server_pids)"
                 : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this npu-smi table"
                         + " (a container shows other pids than the host)";
+        if (byPid) {
+            UnlistedServerCheck.apply(d, other);
+        }
         long serverBytes = sum(server);
         long otherBytes = sum(other);
         boolean split = d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
@@ -77,7 +80,7 @@ final class ProcessTableRule implements DeviceRule {
         }
     }
 
-    private static boolean byName(String name) {
+    static boolean byName(String name) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
         return n.contains("vllm") || n.contains("python") || n.contains("ray");
     }

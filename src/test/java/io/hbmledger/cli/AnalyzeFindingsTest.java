@@ -1,0 +1,87 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.testing.Corpus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fresh-user findings of 29 Nov, each replayed from the real corpus files the user ran
+ * (numbered as in the findings); expected values are worked out by hand in the comments.
+ */
+class AnalyzeFindingsTest {
+
+    static final long MIB = 1L << 20;
+
+    @TempDir
+    Path tmp;
+
+    static String corpus(String rel) {
+        return Corpus.file(rel).toString();
+    }
+
+    static final String T264 = "npu-smi/vllm-ascend-264_910B2C_16npu_with_processes.txt";
+    static final String T312 = "npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt";
+    static final String T2667 = "npu-smi/vllm-ascend-2667_A3_Ascend910_8npu_16chips_phyid.txt";
+
+    static JsonNode json(CliRun r) throws Exception {
+        assertThat(r.exit()).as(r.err()).isEqualTo(0);
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    static JsonNode device(JsonNode report, int i) {
+        return report.get("devices").get(i);
+    }
+
+    static JsonNode entry(JsonNode device, String component) {
+        for (JsonNode e : device.get("entries")) {
+            if (e.get("component").asText().equals(component)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no " + component + " in " + device);
+    }
+
+    static JsonNode check(JsonNode device, String name) {
+        for (JsonNode c : device.get("checks")) {
+            if (c.get("name").asText().equals(name)) {
+                return c;
+            }
+        }
+        throw new AssertionError("no check " + name + " in " + device.get("checks"));
+    }
+
+    static List<String> checkNames(JsonNode device) {
+        List<String> out = new ArrayList<>();
+        device.get("checks").forEach(c -> out.add(c.get("name").asText()));
+        return out;
+    }
+
+    static String lines(String file, int from, int to) throws Exception {
+        List<String> all = Files.readAllLines(Corpus.file(file));
+        return String.join("\n", all.subList(from - 1, to)) + "\n";
+    }
+
+    // ---- 12: a worker outside the given server pids is named like the server
+
+    @Test
+    void finding12RayWorkersOutsideTheGivenPidsWarn() throws Exception {
+        String t = corpus(T264);
+        JsonNode r = json(CliRun.of("analyze", t, "--tp", "16", "--server-pid", "418635",
+                "--moment", t + "=ready", "--format", "json"));
+        // device 1: line 61 "| 1  0 | 418709 | rayNPURayWork | 56063 |" is not pid 418635
+        JsonNode d1 = device(r, 1);
+        assertThat(check(d1, "unlisted_server_processes").get("status").asText()).isEqualTo("warn");
+        assertThat(check(d1, "unlisted_server_processes").get("detail").asText())
+                .contains("418709").contains("rayNPURayWork").contains("54.75 GiB"); // 56063 MiB = 54.749 GiB
+        // device 0 holds only the given pid: no such check
+        assertThat(checkNames(device(r, 0))).doesNotContain("unlisted_server_processes");
+    }
+}
