@@ -133,6 +133,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             files = fileInputs();
             layout = Layout.of(tp, dp, devices, serverPids, model);
         }
+        refuseRepeatedFiles(files, runDir);
         List<String> errors = new ArrayList<>();
         List<TaggedObservation> tagged = new ArrayList<>();
         List<EvidenceSet.FileInfo> infos = new ArrayList<>();
@@ -194,6 +195,22 @@ public final class AnalyzeCommand implements Callable<Integer> {
         out.flush();
         err.flush();
         return 0;
+    }
+
+    /** A file given twice would count its samples twice: refused, naming both places. */
+    private static void refuseRepeatedFiles(List<Input> files, RunDirectory runDir) throws BadInput {
+        Map<Path, Integer> seen = new LinkedHashMap<>();
+        for (int i = 0; i < files.size(); i++) {
+            Path key = files.get(i).path().toAbsolutePath().normalize();
+            Integer before = seen.putIfAbsent(key, i);
+            if (before != null) {
+                String where = runDir != null
+                        ? runDir.dir().resolve(RunManifest.FILE_NAME) + ": evidence[" + before + "] and evidence[" + i + "]"
+                        : "inputs " + (before + 1) + " and " + (i + 1);
+                throw new BadInput(where + " name the same file " + files.get(i).shown()
+                        + "; list each file once (its samples would otherwise be counted twice)");
+            }
+        }
     }
 
     private static List<Input> runInputs(RunDirectory rd) throws BadInput {

@@ -20,21 +20,25 @@ final class CapacityAndUsedRule implements DeviceRule {
                 ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
                 : Arrays.asList(Moment.READY, null);
         for (Moment m : order) {
-            for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
-                List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-                Optional<TaggedObservation> used = pick(rows, "hbm_used", "memory_used", "fb_used");
-                if (used.isEmpty()) {
-                    continue;
-                }
-                d.sampleFile = f.file();
-                d.sampleMoment = m == null ? null : m.jsonName();
-                ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
-                TaggedObservation u = used.get();
-                d.used = new Amount(u.o().bytes(), u.source(), note(u, m));
-                pick(rows, "hbm_total", "memory_total", "fb_total").ifPresent(c ->
-                        d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
-                return;
+            // One sample per device and moment, never a sum: the last file listed at the moment,
+            // and in it the last sample of the device (EvidenceSet.smiRows); the note counts the rest.
+            List<EvidenceSet.FileInfo> withDevice = ev.smiFiles(m).stream()
+                    .filter(f -> pick(ev.smiRows(f.file(), d.logicalDevice), "hbm_used", "memory_used", "fb_used").isPresent())
+                    .toList();
+            if (withDevice.isEmpty()) {
+                continue;
             }
+            EvidenceSet.FileInfo f = withDevice.get(withDevice.size() - 1);
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            TaggedObservation u = pick(rows, "hbm_used", "memory_used", "fb_used").orElseThrow();
+            d.sampleFile = f.file();
+            d.sampleMoment = m == null ? null : m.jsonName();
+            ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
+            String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, u);
+            d.used = new Amount(u.o().bytes(), u.source(), note(u, m) + which);
+            pick(rows, "hbm_total", "memory_total", "fb_total").ifPresent(c ->
+                    d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
+            return;
         }
         // No sample at the moment: capacity does not change, so any sample of the device gives it.
         for (EvidenceSet.FileInfo f : ev.files()) {

@@ -24,14 +24,17 @@ final class LaterSamplesCheck implements DeviceRule {
             TaggedObservation max = null;
             int samples = 0;
             for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
-                for (TaggedObservation t : ev.smiRows(f.file(), d.logicalDevice)) {
-                    if (t.quantity().equals("hbm_used") || t.quantity().equals("fb_used")
-                            || t.quantity().equals("memory_used")) {
-                        samples++;
-                        if (max == null || t.o().bytes() > max.o().bytes()) {
-                            max = t;
+                // every sample of the file (a capture under load holds many), one used row each
+                for (List<TaggedObservation> sample : ev.smiSamples(f.file(), d.logicalDevice)) {
+                    for (TaggedObservation t : sample) {
+                        if (t.quantity().equals("hbm_used") || t.quantity().equals("fb_used")
+                                || t.quantity().equals("memory_used")) {
+                            samples++;
+                            if (max == null || t.o().bytes() > max.o().bytes()) {
+                                max = t;
+                            }
+                            break;
                         }
-                        break;
                     }
                 }
             }

@@ -84,4 +84,51 @@ class AnalyzeFindingsTest {
         // device 0 holds only the given pid: no such check
         assertThat(checkNames(device(r, 0))).doesNotContain("unlisted_server_processes");
     }
+
+    // ---- 2: several npu-smi samples of one device at one moment are never added up
+
+    @Test
+    void finding2TwoSamplesInOneFileUseTheLastNeverTheSum() throws Exception {
+        // the 264 table twice (99 lines each): the second copy's rows are at line + 99
+        Path both = tmp.resolve("both.txt");
+        Files.writeString(both, lines(T264, 1, 99) + lines(T264, 1, 99));
+        JsonNode d0 = device(json(CliRun.of("analyze", both.toString(), "--tp", "16", "--server-pid", "418635",
+                "--moment", both + "=ready", "--format", "json")), 0);
+        // used: line 108 (= 9 + 99) "59356" MiB, the last sample
+        assertThat(d0.get("used_bytes").asLong()).isEqualTo(59356 * MIB);
+        JsonNode server = entry(d0, "server_processes");
+        // one process row, line 158 (= 59 + 99) "56057" MiB = 58780024832 B, not twice that
+        assertThat(server.get("bytes").asLong()).isEqualTo(58780024832L);
+        assertThat(server.get("sources")).hasSize(1);
+        assertThat(server.get("sources").get(0).get("line").asInt()).isEqualTo(158);
+        // (59356 - 56057) MiB = 3299 MiB = 3459252224 B
+        assertThat(entry(d0, "outside_processes").get("bytes").asLong()).isEqualTo(3459252224L);
+        assertThat(r(d0)).contains("the last of 2 samples");
+    }
+
+    private static String r(JsonNode d) {
+        return d.toString();
+    }
+
+    @Test
+    void finding2TwoFilesAtOneMomentUseTheLastListedAndSaySo() throws Exception {
+        String a = corpus(T264);
+        String b = corpus(T312);
+        JsonNode d0 = device(json(CliRun.of("analyze", a, b, "--tp", "1", "--moment", a + "=ready",
+                "--moment", b + "=ready", "--format", "json")), 0);
+        // the 312 table, listed last: device 0 line 9 "3437" MiB = 3603955712 B
+        assertThat(d0.get("used_bytes").asLong()).isEqualTo(3603955712L);
+        assertThat(r(d0)).contains("2 files were taken at this moment");
+    }
+
+    @Test
+    void finding2SameFileListedTwiceIsRefused() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("run"));
+        Files.copy(Corpus.file(T264), dir.resolve("ready.txt"));
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\", \"evidence\": ["
+                + "{\"file\": \"ready.txt\", \"moment\": \"ready\"}, {\"file\": \"./ready.txt\", \"moment\": \"ready\"}]}");
+        CliRun r = CliRun.of("analyze", dir.toString(), "--no-write");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("evidence[0] and evidence[1]").contains("same file");
+    }
 }
