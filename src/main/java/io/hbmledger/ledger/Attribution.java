@@ -39,7 +39,8 @@ public final class Attribution {
             new MixedMomentsCheck(),
             new LaterSamplesCheck());
 
-    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule());
+    public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
+            new ServerStartsInLog.Rule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

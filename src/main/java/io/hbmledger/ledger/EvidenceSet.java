@@ -14,7 +14,8 @@ import java.util.function.Predicate;
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout) {
 
     public EvidenceSet {
-        observations = List.copyOf(observations);
+        // a log with several server starts: only the last start's figures (ServerStartsInLog)
+        observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
         files = List.copyOf(files);
     }
 

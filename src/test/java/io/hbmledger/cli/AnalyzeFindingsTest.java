@@ -131,4 +131,23 @@ class AnalyzeFindingsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("evidence[0] and evidence[1]").contains("same file");
     }
+
+    // ---- 3: a log with two server starts
+
+    @Test
+    void finding3AppendedLogsUseTheLastStartOnly() throws Exception {
+        // 2667 (59 lines) then 5044: the second start begins at line 60 "(EngineCore_DP0 pid=298)"
+        Path log = tmp.resolve("two-runs.log");
+        Files.writeString(log, lines("vllm-log/vllm-ascend-2667_A3_llama3.1-8B_eagle3_v1_startup.log", 1, 59)
+                + lines("vllm-log/vllm-ascend-5044_v1_mooncake_available_memory_bytes.log", 1, 19));
+        JsonNode r = json(CliRun.of("analyze", log.toString(), "--format", "json", "--no-write"));
+        JsonNode d0 = device(r, 0);
+        // 5044 line 11 "Loading model weights took 15.2684 GB" = line 70 of the joined log
+        assertThat(entry(d0, "weights").get("sources").get(0).get("line").asInt()).isEqualTo(70);
+        // 5044 line 13 "Available memory: 10700878950" = line 72
+        assertThat(entry(d0, "kv_cache").get("bytes").asLong()).isEqualTo(10700878950L);
+        // 2667's utilization (line 8) is not mixed with 5044's figures: no -1.64 GiB lump
+        assertThat(d0.toString()).doesNotContain("-1764957900");
+        assertThat(r.get("notes").toString()).contains("2 server starts").contains("line 8").contains("from line 60");
+    }
 }
