@@ -48,7 +48,7 @@ final class LaterSamplesCheck implements DeviceRule {
                     (samples > 1 ? "largest of " + samples + " " + m.jsonName() + " samples " : m.jsonName() + " sample ")
                             + max.source().shortForm() + ": used " + Units.gib(later) + ", "
                             + (growth >= 0 ? "+" : "") + Units.gib(growth)
-                            + " since ready; a sample is growth at one instant, not the activation peak (that needs msprof)"));
+                            + " since ready; a sample is growth at one instant, not the activation peak (that needs " + Accelerator.profilerNeed(ev) + ")"));
         }
     }
 }

@@ -13,7 +13,7 @@ final class MissingComponentsRule implements DeviceRule {
         boolean log = ev.hasFormat("vllm-log");
         String noLog = "no vLLM log in the run";
         if (d.hasKnown(Component.TORCH_ALLOCATED)) {
-            msprof(d);
+            msprof(ev, d);
             return;
         }
         d.putIfAbsent(Entry.unknown(Component.WEIGHTS, log ? "no weights line for this rank in the vLLM log" : noLog));
@@ -29,10 +29,14 @@ final class MissingComponentsRule implements DeviceRule {
             d.putIfAbsent(Entry.unknown(Component.ACTIVATION_PEAK, log ? "no activation peak figure in the log" : noLog));
             d.putIfAbsent(Entry.unknown(Component.NON_TORCH, log ? "no non-torch figure in the log" : noLog));
         }
-        msprof(d);
+        msprof(ev, d);
     }
 
-    private static void msprof(DeviceDraft d) {
+    private static void msprof(EvidenceSet ev, DeviceDraft d) {
+        if (Accelerator.gpu(ev)) {
+            GpuComponents.unknown(d);
+            return;
+        }
         for (String c : List.of(Component.HCCL, Component.CANN_RUNTIME)) {
             d.putIfAbsent(Entry.unknown(c, "needs msprof evidence (npu_module_mem); vLLM counts it in non-torch"));
         }

@@ -18,7 +18,7 @@ final class ProcessTableRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (d.sampleFile == null) {
-            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no npu-smi sample at " + d.moment));
+            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment));
             return;
         }
         if (!ev.smiListsProcesses(d.sampleFile)) {
@@ -43,7 +43,7 @@ final class ProcessTableRule implements DeviceRule {
         }
         String how = byPid ? "told apart by deployment.server_pids"
                 : pids.isEmpty() ? "told apart by process name (vllm, python, ray; run.json names no server_pids)"
-                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this npu-smi table"
+                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this " + Accelerator.smiName(ev) + " table"
                         + " (a container shows other pids than the host)";
         if (byPid) {
             UnlistedServerCheck.apply(d, other);
