@@ -37,7 +37,8 @@ public final class Attribution {
             new LedgerSumCheck(),
             new BudgetCheck(),
             new MixedMomentsCheck(),
-            new LaterSamplesCheck());
+            new LaterSamplesCheck(),
+            new SampleLayoutCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
             new ServerStartsInLog.Rule());
