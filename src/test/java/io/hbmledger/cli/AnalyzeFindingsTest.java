@@ -150,4 +150,74 @@ class AnalyzeFindingsTest {
         assertThat(d0.toString()).doesNotContain("-1764957900");
         assertThat(r.get("notes").toString()).contains("2 server starts").contains("line 8").contains("from line 60");
     }
+
+    // ---- 4: samples and logs that do not belong together
+
+    @Test
+    void finding4MixedHostsAndFarTotalsDoNotPass() throws Exception {
+        String idle = corpus(T312);
+        String ready = corpus(T2667);
+        String log = corpus("vllm-log/vllm-ascend-5044_v1_mooncake_available_memory_bytes.log");
+        JsonNode r = json(CliRun.of("analyze", idle, ready, log, "--tp", "2", "--devices", "2,3",
+                "--moment", idle + "=baseline", "--moment", ready + "=ready", "--format", "json"));
+        JsonNode d2 = device(r, 0);
+        // 910B1 table: device 2 = NPU 2 chip 0, 8 chips, no Phy-ID; A3 table: Phy-ID 2 = NPU 1 chip 0, 16 chips
+        JsonNode layout = check(d2, "samples_same_layout");
+        assertThat(layout.get("status").asText()).isEqualTo("warn");
+        assertThat(layout.get("detail").asText()).contains("npu:2/chip:0").contains("npu:1/chip:0");
+        // 5044 line 13 total 31662800896 B = 29.49 GiB of 64 GiB: 37056675840 B = 34.51 GiB less
+        JsonNode total = check(d2, "vllm_total_vs_capacity");
+        assertThat(total.get("status").asText()).isEqualTo("warn");
+        assertThat(total.get("detail").asText()).contains("34.51 GiB less");
+    }
+
+    @Test
+    void finding4RuntimeTotalAboveCapacityWarnsWithoutANegativeAmount() throws Exception {
+        // localgpt issue 14: line 10 "1585MiB / 11264MiB", an 11.00 GiB card; the log's 79.22 GiB
+        // total (85061827297 B) is another GPU: 85061827297 - 11811160064 = 73250667233 B = 68.22 GiB
+        String smi = corpus("nvidia-smi/localgpt-14_windows_wddm_quoted.txt");
+        JsonNode r = json(CliRun.of("analyze", smi, corpus("vllm-log/vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log"),
+                "--moment", smi + "=ready", "--format", "json"));
+        JsonNode total = check(device(r, 0), "vllm_total_vs_capacity");
+        assertThat(total.get("status").asText()).isEqualTo("warn");
+        assertThat(total.get("detail").asText()).contains("68.22 GiB MORE").doesNotContain("-68.22");
+    }
+
+    // ---- 8: a GPU run in GPU terms
+
+    @Test
+    void finding8NvidiaRunsSpeakOfNvidiaSmiNcclAndCuda() throws Exception {
+        String smi = corpus("nvidia-smi/vllm-55169_H100_580_driver_2gpu_partial.txt");
+        CliRun run = CliRun.of("analyze", smi, corpus("vllm-log/vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log"),
+                "--moment", smi + "=ready", "--format", "json");
+        JsonNode r = json(run);
+        assertThat(r.get("incomplete_reasons").toString()).doesNotContain("msprof").doesNotContain("npu-smi")
+                .contains("NVIDIA GPUs");
+        JsonNode d0 = device(r, 0);
+        assertThat(entry(d0, "nccl").get("confidence").asText()).isEqualTo("unknown");
+        assertThat(entry(d0, "cuda_runtime").get("confidence").asText()).isEqualTo("unknown");
+        assertThat(run.out()).doesNotContain("npu-smi").doesNotContain("msprof").doesNotContain("HCCL")
+                .doesNotContain("\"hccl\"");
+        assertThat(check(d0, "vllm_total_vs_capacity").get("detail").asText()).contains("nvidia-smi shows");
+    }
+
+    // ---- 9: npu-smi info -t usages gives capacity and used
+
+    @Test
+    void finding9UsagesSampleGivesCapacityAndUsed() throws Exception {
+        String u = corpus("npu-smi/hiascend-doc_atlas200IA2_info_t_usages_i0.txt");
+        JsonNode d0 = device(json(CliRun.of("analyze", u, "--moment", u + "=ready", "--format", "json")), 0);
+        // line 6 "Memory Capacity(MB) : 10810" = 11335106560 B; line 7 "Memory Usage Rate(%) : 35"
+        // -> 11335106560 x 35 / 100 = 3967287296 B
+        assertThat(d0.get("capacity_bytes").asLong()).isEqualTo(11335106560L);
+        assertThat(d0.get("used_bytes").asLong()).isEqualTo(3967287296L);
+        assertThat(d0.toString()).doesNotContain("other moments");
+    }
+
+    @Test
+    void finding9NoSampleAtTheMomentSaysWhichSamplesExist() throws Exception {
+        String idle = corpus(T312);
+        JsonNode r = json(CliRun.of("analyze", idle, "--moment", idle + "=baseline", "--format", "json"));
+        assertThat(device(r, 0).toString()).doesNotContain("other moments").contains("appears only in");
+    }
 }
