@@ -69,6 +69,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
             description = "when a file was taken: baseline, ready, load, after, startup, oom, static (evidence files only)")
     Map<String, String> moments = new LinkedHashMap<>();
 
+    @Option(names = "--file-device", paramLabel = "FILE=ID",
+            description = "the logical device a file's figures concern, e.g. the device of an out-of-memory log (evidence files only; as evidence[].device in run.json)")
+    Map<String, Integer> fileDevices = new LinkedHashMap<>();
+
     @Option(names = "--server-pid", split = ",", paramLabel = "PID",
             description = "pids of the serving processes, to tell them from other processes in npu-smi's table")
     List<Long> serverPids;
@@ -118,8 +122,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<Input> files;
         Layout layout;
         if (runMode) {
-            if (tp != null || dp != null || devices != null || !moments.isEmpty() || model != null) {
-                throw new BadInput("--tp, --dp, --devices, --moment and --model describe evidence files;"
+            if (tp != null || dp != null || devices != null || !moments.isEmpty() || model != null || !fileDevices.isEmpty()) {
+                throw new BadInput("--tp, --dp, --devices, --moment, --file-device and --model describe evidence files;"
                         + " a run directory takes them from its run.json");
             }
             runDir = RunDirectory.open(inputs.get(0));
@@ -271,6 +275,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         List<Input> out = new ArrayList<>();
         List<String> matched = new ArrayList<>();
+        List<String> matchedDevices = new ArrayList<>();
         for (Path p : inputs) {
             if (Files.isDirectory(p)) {
                 throw new BadInput(p + ": a directory among several inputs; give one run directory, or evidence files");
@@ -282,7 +287,22 @@ public final class AnalyzeCommand implements Callable<Integer> {
             if (key != null) {
                 matched.add(key);
             }
-            out.add(new Input(p, shown, shown, key == null ? null : byName.get(key), null, null));
+            Integer device = null;
+            for (Map.Entry<String, Integer> fd : fileDevices.entrySet()) {
+                if (fd.getKey().equals(shown) || fd.getKey().equals(p.getFileName().toString()) || sameFile(fd.getKey(), p)) {
+                    device = fd.getValue();
+                    matchedDevices.add(fd.getKey());
+                }
+            }
+            out.add(new Input(p, shown, shown, key == null ? null : byName.get(key), null, device));
+        }
+        for (Map.Entry<String, Integer> fd : fileDevices.entrySet()) {
+            if (!matchedDevices.contains(fd.getKey())) {
+                throw new BadInput("--file-device " + fd.getKey() + "=...: no such file among the inputs " + inputs);
+            }
+            if (fd.getValue() == null || fd.getValue() < 0) {
+                throw new BadInput("--file-device " + fd.getKey() + "=" + fd.getValue() + ": expected a device id >= 0");
+            }
         }
         for (String k : byName.keySet()) {
             if (!matched.contains(k)) {

@@ -41,7 +41,7 @@ public final class Attribution {
             new SampleLayoutCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
-            new ServerStartsInLog.Rule());
+            new ServerStartsInLog.Rule(), new UntiedOomRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

@@ -27,7 +27,8 @@ final class StatusRule implements RunRule {
         } else if (!ooms.isEmpty()) {
             TaggedObservation first = ooms.get(0);
             run.failed("the log holds an out-of-memory failure (" + first.file() + ":" + first.o().line()
-                    + ") that could not be tied to a device of the deployment; name the device in run.json (evidence[].device)");
+                    + ") that could not be tied to a device of the deployment (its figures are under process_level);"
+                    + " name the device: --file-device LOG=ID, or evidence[].device in run.json");
         }
         if (Accelerator.gpu(ev)) {
             run.incomplete("no profiler evidence for NCCL buffers, the CUDA context and the peak under load:"

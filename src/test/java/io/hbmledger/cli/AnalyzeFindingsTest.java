@@ -220,4 +220,54 @@ class AnalyzeFindingsTest {
         JsonNode r = json(CliRun.of("analyze", idle, "--moment", idle + "=baseline", "--format", "json"));
         assertThat(device(r, 0).toString()).doesNotContain("other moments").contains("appears only in");
     }
+
+    // ---- 6: an out-of-memory log in file-list mode
+
+    static final String OOM_LOG = "vllm-log/vllm-ascend-264_deepseek-r1_ray_tp16_npu_oom.log";
+
+    @Test
+    void finding6NpuIndexOfTheOomLineIsTheDeploymentsDevice() throws Exception {
+        String t = corpus(T264);
+        String log = corpus(OOM_LOG);
+        JsonNode r = json(CliRun.of("analyze", t, log, "--tp", "16", "--moment", t + "=oom", "--moment", log + "=oom",
+                "--format", "json"));
+        // log line 16 "(NPU 15; ...; 53.74 GiB already allocated; ...)": position 15 of devices 0..15
+        JsonNode d15 = device(r, 15);
+        assertThat(d15.get("device").asText()).isEqualTo("npu:15/chip:0");
+        assertThat(entry(d15, "torch_allocated").get("bytes").asLong()).isEqualTo(57702885622L);
+        assertThat(r.get("status").asText()).isEqualTo("failed");
+        assertThat(r.get("incomplete_reasons").toString()).contains("npu:15/chip:0");
+        assertThat(r.get("process_level")).isEmpty();
+    }
+
+    @Test
+    void finding6ExplicitFileDeviceWins() throws Exception {
+        String t = corpus(T264);
+        String log = corpus(OOM_LOG);
+        JsonNode r = json(CliRun.of("analyze", t, log, "--tp", "16", "--moment", t + "=oom", "--moment", log + "=oom",
+                "--file-device", log + "=3", "--format", "json"));
+        assertThat(entry(device(r, 3), "torch_allocated").get("bytes").asLong()).isEqualTo(57702885622L);
+        assertThat(device(r, 15).toString()).doesNotContain("torch_allocated");
+    }
+
+    @Test
+    void finding6UntiedOomFiguresGoToProcessLevel() throws Exception {
+        String t = corpus(T264);
+        String log = corpus(OOM_LOG);
+        // TP 8: "NPU 15" is beyond the 8 devices, so no device ledger can take the figures
+        JsonNode r = json(CliRun.of("analyze", t, log, "--tp", "8", "--moment", t + "=oom", "--moment", log + "=oom",
+                "--format", "json"));
+        assertThat(r.get("process_level").toString()).contains("oom_allocated").contains("57702885622")
+                .contains("oom_tried").contains("18790481920").contains("oom_free");
+        assertThat(r.get("incomplete_reasons").toString()).contains("--file-device");
+    }
+
+    @Test
+    void finding6NoMomentAdviceFitsTheLedgersMoment() throws Exception {
+        String t = corpus(T264);
+        String log = corpus(OOM_LOG);
+        JsonNode r = json(CliRun.of("analyze", t, log, "--tp", "16", "--format", "json"));
+        assertThat(check(device(r, 15), "mixed_moments").get("detail").asText()).doesNotContain("FILE=ready")
+                .contains("--moment FILE=oom");
+    }
 }

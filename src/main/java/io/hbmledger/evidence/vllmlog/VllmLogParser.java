@@ -295,6 +295,7 @@ public final class VllmLogParser {
         // one value position gives one observation per quantity, even when two phrasings match
         Map<String, Set<Integer>> taken = new HashMap<>();
         String lower = msg.toLowerCase(Locale.ROOT);
+        int before = out.size();
         for (PhraseRule rule : RULES) {
             if (!applies(rule.scope(), inTable, pairs, oom) || !lower.contains(rule.anchor())) {
                 continue;
@@ -310,6 +311,9 @@ public final class VllmLogParser {
                     break;
                 }
             }
+        }
+        if (oom) {
+            OomDevice.tag(msg, out, before);
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {
