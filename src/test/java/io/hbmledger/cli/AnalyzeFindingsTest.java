@@ -270,4 +270,18 @@ class AnalyzeFindingsTest {
         assertThat(check(device(r, 15), "mixed_moments").get("detail").asText()).doesNotContain("FILE=ready")
                 .contains("--moment FILE=oom");
     }
+
+    // ---- 7: a CSV data row is never shown as a file line
+
+    @Test
+    void finding7CsvSourcesSayRowNotLine() throws Exception {
+        String csv = corpus("nvidia-smi/query-gpu-csv_2gpu_index_used_total.csv");
+        // data row 2 "1, 8311 MiB, 16303 MiB" is file line 3 (one header line)
+        CliRun text = CliRun.of("analyze", csv, "--tp", "2", "--moment", csv + "=ready", "--all-devices");
+        assertThat(text.exit()).isEqualTo(0);
+        assertThat(text.out()).contains("row 2 \"8311 MiB\"").doesNotContain(":2 \"8311 MiB\"");
+        JsonNode d1 = device(json(CliRun.of("analyze", csv, "--tp", "2", "--moment", csv + "=ready", "--format", "json")), 1);
+        assertThat(d1.get("used_source").get("line").asInt()).isEqualTo(2);
+        assertThat(d1.get("used_source").get("data_row").asBoolean()).isTrue();
+    }
 }
