@@ -38,12 +38,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code hbm-ledger analyze RUN}: the per-device HBM ledger of a run directory or of evidence files. */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
+        // picocli lists a subcommand by its header (else the first description line): one sentence
+        header = "Per-device HBM ledger of a run directory or of evidence files.",
         description = {
-            "Attribute each device's memory: driver baseline, weights, KV cache, graph pool, other",
-            "processes and the residual, each with its source line and confidence.",
-            "RUN is a run directory (holding run.json, see docs/run.schema.json) or evidence files",
-            "(npu-smi tables, vLLM logs, ...) described with --tp/--dp/--devices/--moment.",
-            "For a run directory, report.json (hbm-ledger/report/1) is written beside run.json."},
+            "Attribute each device's memory: driver baseline, weights, KV cache, graph",
+            "pool, other processes and the residual, each with its source line and",
+            "confidence. RUN is a run directory (holding run.json, see",
+            "docs/run.schema.json) or evidence files (npu-smi tables, vLLM logs, ...)",
+            "described with --tp/--dp/--devices/--moment. For a run directory,",
+            "report.json (hbm-ledger/report/1) is written beside run.json."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:ledger printed (its status may still be incomplete or failed)",
             "2:unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written"})
