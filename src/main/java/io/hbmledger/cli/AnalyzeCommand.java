@@ -172,6 +172,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 || f.format().startsWith("msprof") || f.format().startsWith("nvidia-smi"))) {
             throw new BadInput("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
         }
+        if (tagged.stream().noneMatch(t -> t.o().isBytes())) {
+            throw new BadInput("nothing to attribute: no file of the run holds a memory figure ("
+                    + String.join(", ", infos.stream().map(EvidenceSet.FileInfo::file).toList())
+                    + "); add an npu-smi / nvidia-smi sample, a vLLM log with its memory lines, or an msprof export");
+        }
         EvidenceSet ev = new EvidenceSet(tagged, infos, layout);
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {
@@ -226,7 +231,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
             throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ": the run names no evidence files;"
                     + " add entries to \"evidence\" (see docs/run.schema.json)");
         }
-        for (EvidenceEntry e : rd.manifest().evidence()) {
+        for (int i = 0; i < rd.manifest().evidence().size(); i++) {
+            EvidenceEntry e = rd.manifest().evidence().get(i);
+            if (!Files.isRegularFile(rd.resolve(e))) {
+                throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ":" + rd.evidenceLine(i) + ": evidence[" + i
+                        + "] \"" + e.file() + "\": expected a regular file, found "
+                        + (Files.exists(rd.resolve(e)) ? "a directory or special file" : "nothing")
+                        + "; fix the name or remove the entry");
+            }
             Moment m = e.moment() == null ? null : Moment.parse(e.moment()).orElseThrow();
             Object dev = e.extra().get("device");
             Integer device = dev instanceof Number n ? n.intValue() : null;

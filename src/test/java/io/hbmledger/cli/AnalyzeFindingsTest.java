@@ -284,4 +284,31 @@ class AnalyzeFindingsTest {
         assertThat(d1.get("used_source").get("line").asInt()).isEqualTo(2);
         assertThat(d1.get("used_source").get("data_row").asBoolean()).isTrue();
     }
+
+    // ---- 16: nothing to attribute exits 2; a missing file names its run.json line
+
+    @Test
+    void finding16ALogWithoutMemoryFiguresAloneExits2() {
+        CliRun r = CliRun.of("analyze", corpus("vllm-log/vllm-ascend-pr429_caret_notation_ansi_and_CR.log"), "--no-write");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("nothing to attribute");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void finding16BaselineOnlyRunIsALedger() throws Exception {
+        String idle = corpus(T312);
+        JsonNode r = json(CliRun.of("analyze", idle, "--moment", idle + "=baseline", "--format", "json"));
+        assertThat(r.get("status").asText()).isEqualTo("incomplete");
+    }
+
+    @Test
+    void finding16MissingFileNamesItsRunJsonLine() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("run"));
+        Files.writeString(dir.resolve("run.json"), "{\n  \"schema\": \"hbm-ledger/run/1\",\n  \"evidence\": [\n"
+                + "    {\"file\": \"nope.txt\", \"moment\": \"ready\"}\n  ]\n}\n");
+        CliRun r = CliRun.of("analyze", dir.toString(), "--no-write");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("run.json:4: evidence[0] \"nope.txt\": expected a regular file, found nothing");
+    }
 }
