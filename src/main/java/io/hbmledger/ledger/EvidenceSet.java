@@ -77,7 +77,7 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         List<List<TaggedObservation>> out = new ArrayList<>();
         for (List<TaggedObservation> sample : SmiSamples.split(where(t -> t.file().equals(file) && t.isSmi()))) {
             List<TaggedObservation> rows = deviceRows(sample, logicalDevice);
-            if (rows.stream().anyMatch(t -> !t.quantity().equals("process_memory"))) {
+            if (rows.stream().anyMatch(t -> !t.quantity().equals("process_memory") && !t.quantity().equals("process_count"))) {
                 out.add(rows);
             }
         }
@@ -101,7 +101,9 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
 
     /** Whether the file lists any process at all (so an absent row means "no process there"). */
     public boolean smiListsProcesses(String file) {
-        return observations.stream().anyMatch(t -> t.file().equals(file) && "process_memory".equals(t.quantity()));
+        // process_count 0: npu-smi's "No running processes found in NPU n", a table that lists nothing
+        return observations.stream().anyMatch(t -> t.file().equals(file)
+                && ("process_memory".equals(t.quantity()) || "process_count".equals(t.quantity())));
     }
 
     public Optional<TaggedObservation> first(String file, List<TaggedObservation> rows, String quantity) {

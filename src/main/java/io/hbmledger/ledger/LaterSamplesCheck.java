@@ -18,6 +18,15 @@ final class LaterSamplesCheck implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (!"ready".equals(d.moment) || !d.used.known()) {
+            List<String> unused = new java.util.ArrayList<>();
+            for (Moment m : List.of(Moment.LOAD, Moment.AFTER)) {
+                ev.smiFiles(m).forEach(f -> unused.add(f.file() + " (" + m.jsonName() + ")"));
+            }
+            if (!unused.isEmpty()) {
+                d.check(new Check(NAME, Check.Status.SKIPPED, "samples " + String.join(", ", unused)
+                        + " are not used: growth is measured against a ready sample of this device, and there is none;"
+                        + " a sample under load is not a ledger of its own"));
+            }
             return;
         }
         for (Moment m : List.of(Moment.LOAD, Moment.AFTER)) {

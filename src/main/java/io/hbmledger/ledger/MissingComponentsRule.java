@@ -22,6 +22,12 @@ final class MissingComponentsRule implements DeviceRule {
             kvNote += "; the log gives the KV cache size in tokens (line " + ev.vllm("kv_cache_tokens").get(0).o().line()
                     + "): add the model's config.json to the run to infer bytes";
         }
+        if (ev.vllm("kv_cache_tokens").isEmpty() && !ev.vllm("gpu_blocks").isEmpty()) {
+            TaggedObservation b = ev.vllm("gpu_blocks").get(ev.vllm("gpu_blocks").size() - 1);
+            kvNote += "; the log gives the KV cache as " + b.o().text() + " blocks (line " + b.o().line()
+                    + "), not bytes: blocks x block size (--block-size) x config.json's KV bytes per token would"
+                    + " give them, which hbm-ledger does not work out yet";
+        }
         d.putIfAbsent(Entry.unknown(Component.KV_CACHE, kvNote));
         d.putIfAbsent(Entry.unknown(Component.GRAPH_POOL, log
                 ? "no graph capture figure in the log (eager mode, or the line was not printed)" : noLog));

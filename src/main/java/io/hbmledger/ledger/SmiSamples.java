@@ -41,7 +41,7 @@ final class SmiSamples {
                     processSeen = false;
                 }
                 seen.add(key);
-            } else if (t.quantity().equals("process_memory")) {
+            } else if (t.quantity().equals("process_memory") || t.quantity().equals("process_count")) {
                 processSeen = true;
             }
             current.add(t);

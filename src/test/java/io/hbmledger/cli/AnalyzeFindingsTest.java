@@ -311,4 +311,31 @@ class AnalyzeFindingsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("run.json:4: evidence[0] \"nope.txt\": expected a regular file, found nothing");
     }
+
+    // ---- 17: minor
+
+    @Test
+    void finding17NoRunningProcessesIsAMeasuredZero() throws Exception {
+        String a3 = corpus(T2667);
+        JsonNode d0 = device(json(CliRun.of("analyze", a3, "--moment", a3 + "=ready", "--format", "json")), 0);
+        // line 59 "| No running processes found in NPU 0 |": Phy-ID 0 is NPU 0 chip 0
+        JsonNode other = entry(d0, "other_processes");
+        assertThat(other.get("confidence").asText()).isEqualTo("measured");
+        assertThat(other.get("bytes").asLong()).isZero();
+    }
+
+    @Test
+    void finding17LoadSampleWithoutReadySaysItIsUnused() throws Exception {
+        String t = corpus(T264);
+        JsonNode d0 = device(json(CliRun.of("analyze", t, "--moment", t + "=load", "--format", "json")), 0);
+        assertThat(check(d0, "growth_after_ready").get("status").asText()).isEqualTo("skipped");
+        assertThat(check(d0, "growth_after_ready").get("detail").asText()).contains("not used");
+    }
+
+    @Test
+    void finding17BlocksWithoutBytesAreNamedInTheKvNote() throws Exception {
+        JsonNode d0 = device(json(CliRun.of("analyze", corpus("vllm-log/vllm-ascend-1425_310P3_qwen2.5-3B_v0_npu_blocks_dot_glued.log"),
+                "--format", "json")), 0);
+        assertThat(entry(d0, "kv_cache").get("note").asText()).contains("466 blocks");
+    }
 }
