@@ -338,4 +338,13 @@ class AnalyzeFindingsTest {
                 "--format", "json")), 0);
         assertThat(entry(d0, "kv_cache").get("note").asText()).contains("466 blocks");
     }
+
+    @Test
+    void finding8ALogAloneDoesNotClaimAnAscendRun() throws Exception {
+        // vLLM PR 12126 log ("# CUDA blocks"), no device sample: the accelerator is not known
+        JsonNode r = json(CliRun.of("analyze", corpus("vllm-log/vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log"),
+                "--format", "json"));
+        assertThat(r.get("incomplete_reasons").toString()).contains("msprof on Ascend; none is read yet for NVIDIA GPUs")
+                .doesNotContain("no msprof evidence in the run");
+    }
 }
