@@ -42,12 +42,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code hbm-ledger analyze RUN}: the per-device HBM ledger of a run directory or of evidence files. */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
+        // picocli lists a subcommand by its header (else the first description line): one sentence
+        header = "Per-device HBM ledger of a run directory or of evidence files.",
         description = {
-            "Attribute each device's memory: driver baseline, weights, KV cache, graph pool, other",
-            "processes and the residual, each with its source line and confidence.",
-            "RUN is a run directory (holding run.json, see docs/run.schema.json) or evidence files",
-            "(npu-smi tables, vLLM logs, ...) described with --tp/--dp/--devices/--moment.",
-            "For a run directory, report.json (hbm-ledger/report/1) is written beside run.json."},
+            "Attribute each device's memory: driver baseline, weights, KV cache, graph",
+            "pool, other processes and the residual, each with its source line and",
+            "confidence. RUN is a run directory (holding run.json, see",
+            "docs/run.schema.json) or evidence files (npu-smi tables, vLLM logs, ...)",
+            "described with --tp/--dp/--devices/--moment. For a run directory,",
+            "report.json (hbm-ledger/report/1) is written beside run.json."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:ledger printed (its status may still be incomplete or failed)",
             "2:unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written"})
@@ -72,6 +75,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--moment", paramLabel = "FILE=MOMENT",
             description = "when a file was taken: baseline, ready, load, after, startup, oom, static (evidence files only)")
     Map<String, String> moments = new LinkedHashMap<>();
+
+    @Option(names = "--file-device", paramLabel = "FILE=ID",
+            description = "the logical device a file's figures concern, e.g. the device of an out-of-memory log (evidence files only; as evidence[].device in run.json)")
+    Map<String, Integer> fileDevices = new LinkedHashMap<>();
 
     @Option(names = "--server-pid", split = ",", paramLabel = "PID",
             description = "pids of the serving processes, to tell them from other processes in npu-smi's table")
@@ -146,9 +153,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
         Layout layout;
         if (runMode) {
             if (tp != null || dp != null || pp != null || ep || dtype != null || kvCacheDtype != null || devices != null
-                    || !moments.isEmpty() || model != null || !instants.isEmpty()) {
-                throw new BadInput("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment, --instant and --model"
-                        + " describe evidence files;"
+                    || !moments.isEmpty() || model != null || !instants.isEmpty() || !fileDevices.isEmpty()) {
+                throw new BadInput("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment, --instant,"
+                        + " --file-device and --model describe evidence files;"
                         + " a run directory takes them from its run.json");
             }
             runDir = RunDirectory.open(inputs.get(0));
@@ -158,9 +165,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             layout = d == null ? Layout.of(null, null, null, pids, null)
                     : Layout.of(d.tp(), d.dp(), d.devices(), pids, d.model());
         } else {
+            checkLayoutOptions();
             files = fileInputs();
             layout = Layout.of(tp, dp, devices, serverPids, model);
         }
+        refuseRepeatedFiles(files, runDir);
         List<String> errors = new ArrayList<>();
         List<TaggedObservation> tagged = new ArrayList<>();
         List<EvidenceSet.FileInfo> infos = new ArrayList<>();
@@ -233,6 +242,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
         if (infos.stream().noneMatch(f -> f.format().startsWith("npu-smi") || f.format().equals("vllm-log")
                 || f.format().startsWith("msprof") || f.format().startsWith("nvidia-smi"))) {
             throw new BadInput("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
+        }
+        if (tagged.stream().noneMatch(t -> t.o().isBytes()) && msprofItems.isEmpty()) {
+            throw new BadInput("nothing to attribute: no file of the run holds a memory figure ("
+                    + String.join(", ", infos.stream().map(EvidenceSet.FileInfo::file).toList())
+                    + "); add an npu-smi / nvidia-smi sample, a vLLM log with its memory lines, or an msprof export");
         }
         MsprofEvidence msprof = MsprofEvidence.none();
         if (!msprofItems.isEmpty()) {
@@ -313,19 +327,74 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 new PlanOptions(dt instanceof String s ? s : "auto", kv, false, defaults.blockSize()));
     }
 
+    /** A file given twice would count its samples twice: refused, naming both places. */
+    private static void refuseRepeatedFiles(List<Input> files, RunDirectory runDir) throws BadInput {
+        Map<Path, Integer> seen = new LinkedHashMap<>();
+        for (int i = 0; i < files.size(); i++) {
+            Path key = files.get(i).path().toAbsolutePath().normalize();
+            Integer before = seen.putIfAbsent(key, i);
+            if (before != null) {
+                String where = runDir != null
+                        ? runDir.dir().resolve(RunManifest.FILE_NAME) + ": evidence[" + before + "] and evidence[" + i + "]"
+                        : "inputs " + (before + 1) + " and " + (i + 1);
+                throw new BadInput(where + " name the same file " + files.get(i).shown()
+                        + "; list each file once (its samples would otherwise be counted twice)");
+            }
+        }
+    }
+
     private static List<Input> runInputs(RunDirectory rd) throws BadInput {
         List<Input> out = new ArrayList<>();
         if (rd.manifest().evidence().isEmpty()) {
             throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ": the run names no evidence files;"
                     + " add entries to \"evidence\" (see docs/run.schema.json)");
         }
-        for (EvidenceEntry e : rd.manifest().evidence()) {
+        for (int i = 0; i < rd.manifest().evidence().size(); i++) {
+            EvidenceEntry e = rd.manifest().evidence().get(i);
+            if (!Files.isRegularFile(rd.resolve(e))) {
+                throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ":" + rd.evidenceLine(i) + ": evidence[" + i
+                        + "] \"" + e.file() + "\": expected a regular file, found "
+                        + (Files.exists(rd.resolve(e)) ? "a directory or special file" : "nothing")
+                        + "; fix the name or remove the entry");
+            }
             Moment m = e.moment() == null ? null : Moment.parse(e.moment()).orElseThrow();
             Object dev = e.extra().get("device");
             Integer device = dev instanceof Number n ? n.intValue() : null;
             out.add(new Input(rd.resolve(e), rd.display(e), e.file(), m, e.rank(), device));
         }
         return out;
+    }
+
+    /** --tp/--dp are counts (>= 1); --devices are device ids (>= 0), one per rank, no repeats. */
+    private void checkLayoutOptions() throws BadInput {
+        if (tp != null && tp < 1) {
+            throw new BadInput("--tp " + tp + ": expected the tensor-parallel size, an integer >= 1");
+        }
+        if (dp != null && dp < 1) {
+            throw new BadInput("--dp " + dp + ": expected the data-parallel size, an integer >= 1");
+        }
+        if (devices != null) {
+            java.util.Set<Integer> seen = new java.util.HashSet<>();
+            for (Integer id : devices) {
+                if (id == null || id < 0) {
+                    throw new BadInput("--devices " + devices + ": expected device ids >= 0"
+                            + " (as in ASCEND_RT_VISIBLE_DEVICES), found " + id);
+                }
+                if (!seen.add(id)) {
+                    throw new BadInput("--devices " + devices + ": device " + id + " is listed twice;"
+                            + " give each rank's own device, in rank order");
+                }
+            }
+        }
+    }
+
+    /** A --moment key names an input when both are the same file once made absolute and normalized. */
+    private static boolean sameFile(String key, Path input) {
+        try {
+            return Path.of(key).toAbsolutePath().normalize().equals(input.toAbsolutePath().normalize());
+        } catch (java.nio.file.InvalidPathException e) {
+            return false;
+        }
     }
 
     private List<Input> fileInputs() throws BadInput, IOException {
@@ -339,17 +408,34 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         List<Input> out = new ArrayList<>();
         List<String> matched = new ArrayList<>();
+        List<String> matchedDevices = new ArrayList<>();
         for (Path p : inputs) {
             if (Files.isDirectory(p) && !MsprofLoader.isExportDir(p)) {
                 throw new BadInput(p + ": a directory among several inputs; give one run directory, or evidence files");
             }
             String shown = p.toString();
             String key = byName.containsKey(shown) ? shown
-                    : byName.containsKey(p.getFileName().toString()) ? p.getFileName().toString() : null;
+                    : byName.containsKey(p.getFileName().toString()) ? p.getFileName().toString()
+                    : byName.keySet().stream().filter(k -> sameFile(k, p)).findFirst().orElse(null);
             if (key != null) {
                 matched.add(key);
             }
-            out.add(new Input(p, shown, shown, key == null ? null : byName.get(key), null, null));
+            Integer device = null;
+            for (Map.Entry<String, Integer> fd : fileDevices.entrySet()) {
+                if (fd.getKey().equals(shown) || fd.getKey().equals(p.getFileName().toString()) || sameFile(fd.getKey(), p)) {
+                    device = fd.getValue();
+                    matchedDevices.add(fd.getKey());
+                }
+            }
+            out.add(new Input(p, shown, shown, key == null ? null : byName.get(key), null, device));
+        }
+        for (Map.Entry<String, Integer> fd : fileDevices.entrySet()) {
+            if (!matchedDevices.contains(fd.getKey())) {
+                throw new BadInput("--file-device " + fd.getKey() + "=...: no such file among the inputs " + inputs);
+            }
+            if (fd.getValue() == null || fd.getValue() < 0) {
+                throw new BadInput("--file-device " + fd.getKey() + "=" + fd.getValue() + ": expected a device id >= 0");
+            }
         }
         for (String k : byName.keySet()) {
             if (!matched.contains(k)) {

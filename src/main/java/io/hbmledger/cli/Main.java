@@ -40,7 +40,8 @@ public final class Main implements Runnable {
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println("hbm-ledger: " + ex.getMessage());
-            c.getErr().println("Try 'hbm-ledger " + c.getCommandName() + " --help'.");
+            // qualifiedName is "hbm-ledger" at the top and "hbm-ledger analyze" below it
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help'.");
             return EXIT_BAD_INPUT;
         });
         return cl;

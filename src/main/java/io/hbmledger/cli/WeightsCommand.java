@@ -28,6 +28,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger weights MODEL_DIR --tp N}: checkpoint bytes per component and per device. */
 @Command(name = "weights", mixinStandardHelpOptions = true,
+        header = "Checkpoint weights per component and per device under TP/DP/PP/EP.",
         description = {
             "Checkpoint weights per component: total bytes (exact from safetensors headers, else estimated",
             "from config.json) and the estimated share on one device under vLLM's TP/DP/PP/EP sharding,",

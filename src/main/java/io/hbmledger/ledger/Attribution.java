@@ -45,11 +45,14 @@ public final class Attribution {
             new MixedMomentsCheck(),
             new LaterSamplesCheck(),
             new MsprofAppCheck(),
-            new MsprofDeviceCheck());
+            new MsprofDeviceCheck(),
+            new SampleLayoutCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
             new MsprofRunRule(),
-            new CheckpointTotalRule());
+            new CheckpointTotalRule(),
+            new ServerStartsInLog.Rule(),
+            new UntiedOomRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {
         this.deviceRules = List.copyOf(deviceRules);

@@ -25,11 +25,7 @@ final class BudgetCheck implements DeviceRule {
         Long t = total.map(p -> p.t().o().bytes()).orElse(oomTotal.map(o -> o.o().bytes()).orElse(null));
         Source tSrc = total.map(p -> p.t().source()).orElse(oomTotal.map(TaggedObservation::source).orElse(null));
         if (t != null && d.capacity.known()) {
-            long gap = d.capacity.bytes() - t;
-            d.check(new Check(Check.TOTAL_VS_CAPACITY, gap >= 0 ? Check.Status.PASS : Check.Status.WARN,
-                    "the runtime reports " + Units.gib(t) + " total (" + tSrc.shortForm() + ") of the "
-                            + Units.gib(d.capacity.bytes()) + " npu-smi shows: " + Units.gib(gap)
-                            + " is kept out of the framework's reach"));
+            d.check(TotalVsCapacity.check(t, tSrc, d.capacity.bytes(), Accelerator.smiName(ev)));
         }
         if (util.isEmpty() || t == null) {
             d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, Check.Status.SKIPPED,

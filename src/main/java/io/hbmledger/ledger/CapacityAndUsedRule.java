@@ -20,21 +20,35 @@ final class CapacityAndUsedRule implements DeviceRule {
                 ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
                 : Arrays.asList(Moment.READY, null);
         for (Moment m : order) {
-            for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
-                List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-                Optional<TaggedObservation> used = pick(rows, "hbm_used", "memory_used", "fb_used");
-                if (used.isEmpty()) {
-                    continue;
-                }
-                d.sampleFile = f.file();
-                d.sampleMoment = m == null ? null : m.jsonName();
-                ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
-                TaggedObservation u = used.get();
-                d.used = new Amount(u.o().bytes(), u.source(), note(u, m));
-                pick(rows, "hbm_total", "memory_total", "fb_total").ifPresent(c ->
-                        d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
+            // One sample per device and moment, never a sum: the last file listed at the moment,
+            // and in it the last sample of the device (EvidenceSet.smiRows); the note counts the rest.
+            List<EvidenceSet.FileInfo> withDevice = ev.smiFiles(m).stream()
+                    .filter(f -> hasUsed(ev.smiRows(f.file(), d.logicalDevice)))
+                    .toList();
+            if (withDevice.isEmpty()) {
+                continue;
+            }
+            EvidenceSet.FileInfo f = withDevice.get(withDevice.size() - 1);
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            d.sampleFile = f.file();
+            d.sampleMoment = m == null ? null : m.jsonName();
+            ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
+            Optional<UsageRate> rate = UsageRate.of(rows);
+            if (pick(rows, "hbm_used", "memory_used", "fb_used").isEmpty() && rate.isPresent()) {
+                UsageRate r = rate.get();
+                String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, r.rate());
+                d.capacity = new Amount(r.capacity().o().bytes(), r.capacity().source(), r.what() + " (npu-smi info -t usages), "
+                        + (m == null ? "sample without a stated moment" : m.jsonName() + " sample"));
+                d.used = new Amount(r.usedBytes(), r.rate().source(), r.note() + ", "
+                        + (m == null ? "sample without a stated moment" : m.jsonName() + " sample") + which);
                 return;
             }
+            TaggedObservation u = pick(rows, "hbm_used", "memory_used", "fb_used").orElseThrow();
+            String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, u);
+            d.used = new Amount(u.o().bytes(), u.source(), note(u, m) + which);
+            pick(rows, "hbm_total", "memory_total", "fb_total").ifPresent(c ->
+                    d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
+            return;
         }
         // No sample at the moment: capacity does not change, so any sample of the device gives it.
         for (EvidenceSet.FileInfo f : ev.files()) {
@@ -42,7 +56,7 @@ final class CapacityAndUsedRule implements DeviceRule {
                 continue;
             }
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-            Optional<TaggedObservation> cap = pick(rows, "hbm_total", "memory_total", "fb_total");
+            Optional<TaggedObservation> cap = pick(rows, "hbm_total", "hbm_capacity", "memory_total", "memory_capacity", "fb_total");
             if (cap.isPresent()) {
                 ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
                 TaggedObservation c = cap.get();
@@ -52,9 +66,41 @@ final class CapacityAndUsedRule implements DeviceRule {
                 break;
             }
         }
-        d.used = Amount.unknown("no npu-smi sample at " + d.moment
-                + (ev.files().stream().anyMatch(f -> EvidenceSet.isDeviceSample(f.format()))
-                        ? " (the run's samples are from other moments)" : ""));
+        d.used = Amount.unknown(whyNoUsed(ev, d));
+        if (!d.capacity.known()) {
+            d.capacity = Amount.unknown("no " + Accelerator.smiName(ev) + " sample shows this device");
+        }
+    }
+
+    /** Says truthfully why used is unknown: which samples the run has, and what they lack. */
+    private static String whyNoUsed(EvidenceSet ev, DeviceDraft d) {
+        String smi = Accelerator.smiName(ev);
+        List<String> have = new java.util.ArrayList<>();
+        List<String> atMoment = new java.util.ArrayList<>();
+        for (EvidenceSet.FileInfo f : ev.files()) {
+            if (!EvidenceSet.isDeviceSample(f.format())) {
+                continue;
+            }
+            String name = f.file() + " (" + (f.moment() == null ? "no moment" : f.moment().jsonName()) + ")";
+            if (!ev.smiRows(f.file(), d.logicalDevice).isEmpty()) {
+                have.add(name);
+            }
+            if (f.moment() != null && f.moment().jsonName().equals(d.moment)) {
+                atMoment.add(f.file());
+            }
+        }
+        if (have.isEmpty() && atMoment.isEmpty()) {
+            return ev.files().stream().anyMatch(f -> EvidenceSet.isDeviceSample(f.format()))
+                    ? "no " + smi + " sample shows this device" : "no " + smi + " sample in the run";
+        }
+        if (!atMoment.isEmpty()) {
+            return "the " + d.moment + " sample(s) " + String.join(", ", atMoment) + " show no used memory of this device";
+        }
+        return "no " + smi + " sample at " + d.moment + "; this device appears only in " + String.join(", ", have);
+    }
+
+    private static boolean hasUsed(List<TaggedObservation> rows) {
+        return pick(rows, "hbm_used", "memory_used", "fb_used").isPresent() || UsageRate.of(rows).isPresent();
     }
 
     /** The first quantity, in the order given, that the rows have. */

@@ -29,7 +29,7 @@ final class DriverBaselineRule implements DeviceRule {
         }
         if (used.isEmpty()) {
             d.put(Entry.unknown(Component.DRIVER_BASELINE,
-                    "no idle npu-smi sample (moment baseline) of this device"));
+                    "no idle " + Accelerator.smiName(ev) + " sample (moment baseline) of this device"));
             return;
         }
         TaggedObservation first = used.get(0);

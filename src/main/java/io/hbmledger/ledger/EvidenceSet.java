@@ -19,7 +19,8 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
                           CheckpointEvidence checkpoint, MsprofEvidence msprof) {
 
     public EvidenceSet {
-        observations = List.copyOf(observations);
+        // a log with several server starts: only the last start's figures (ServerStartsInLog)
+        observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
         files = List.copyOf(files);
         msprof = msprof == null ? MsprofEvidence.none() : msprof;
     }
@@ -80,7 +81,33 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
      * with chip 0 (one chip per NPU, 910B). nvidia-smi rows are matched on {@code gpu:<index>}.
      */
     public List<TaggedObservation> smiRows(String file, int logicalDevice) {
-        List<TaggedObservation> inFile = where(t -> t.file().equals(file) && t.isSmi());
+        // One sample per device per file: the first of an idle (baseline) capture, which is the
+        // closest to "before the server started"; otherwise the last one that has the device's
+        // usage row (the latest complete state). SmiSamples says where samples begin.
+        List<List<TaggedObservation>> samples = smiSamples(file, logicalDevice);
+        if (samples.isEmpty()) {
+            return List.of();
+        }
+        boolean baseline = files.stream().anyMatch(f -> f.file().equals(file) && f.moment() == Moment.BASELINE);
+        return baseline ? samples.get(0) : samples.get(samples.size() - 1);
+    }
+
+    /**
+     * The device's rows in a device-sample file, one list per sample that shows the device's
+     * usage, in file order (see {@link SmiSamples}).
+     */
+    public List<List<TaggedObservation>> smiSamples(String file, int logicalDevice) {
+        List<List<TaggedObservation>> out = new ArrayList<>();
+        for (List<TaggedObservation> sample : SmiSamples.split(where(t -> t.file().equals(file) && t.isSmi()))) {
+            List<TaggedObservation> rows = deviceRows(sample, logicalDevice);
+            if (rows.stream().anyMatch(t -> !t.quantity().equals("process_memory") && !t.quantity().equals("process_count"))) {
+                out.add(rows);
+            }
+        }
+        return out;
+    }
+
+    private static List<TaggedObservation> deviceRows(List<TaggedObservation> inFile, int logicalDevice) {
         boolean hasIds = inFile.stream().anyMatch(t -> t.o().deviceId() != null);
         boolean gpu = inFile.stream().anyMatch(t -> t.format().startsWith("nvidia-smi"));
         String key = gpu ? "gpu:" + logicalDevice : "npu:" + logicalDevice + "/chip:0";
@@ -97,7 +124,9 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
 
     /** Whether the file lists any process at all (so an absent row means "no process there"). */
     public boolean smiListsProcesses(String file) {
-        return observations.stream().anyMatch(t -> t.file().equals(file) && "process_memory".equals(t.quantity()));
+        // process_count 0: npu-smi's "No running processes found in NPU n", a table that lists nothing
+        return observations.stream().anyMatch(t -> t.file().equals(file)
+                && ("process_memory".equals(t.quantity()) || "process_count".equals(t.quantity())));
     }
 
     public Optional<TaggedObservation> first(String file, List<TaggedObservation> rows, String quantity) {

@@ -18,20 +18,32 @@ final class LaterSamplesCheck implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (!"ready".equals(d.moment) || !d.used.known()) {
+            List<String> unused = new java.util.ArrayList<>();
+            for (Moment m : List.of(Moment.LOAD, Moment.AFTER)) {
+                ev.smiFiles(m).forEach(f -> unused.add(f.file() + " (" + m.jsonName() + ")"));
+            }
+            if (!unused.isEmpty()) {
+                d.check(new Check(NAME, Check.Status.SKIPPED, "samples " + String.join(", ", unused)
+                        + " are not used: growth is measured against a ready sample of this device, and there is none;"
+                        + " a sample under load is not a ledger of its own"));
+            }
             return;
         }
         for (Moment m : List.of(Moment.LOAD, Moment.AFTER)) {
             TaggedObservation max = null;
             int samples = 0;
             for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
-                for (TaggedObservation t : ev.smiRows(f.file(), d.logicalDevice)) {
-                    if (t.quantity().equals("hbm_used") || t.quantity().equals("fb_used")
-                            || t.quantity().equals("memory_used")) {
-                        samples++;
-                        if (max == null || t.o().bytes() > max.o().bytes()) {
-                            max = t;
+                // every sample of the file (a capture under load holds many), one used row each
+                for (List<TaggedObservation> sample : ev.smiSamples(f.file(), d.logicalDevice)) {
+                    for (TaggedObservation t : sample) {
+                        if (t.quantity().equals("hbm_used") || t.quantity().equals("fb_used")
+                                || t.quantity().equals("memory_used")) {
+                            samples++;
+                            if (max == null || t.o().bytes() > max.o().bytes()) {
+                                max = t;
+                            }
+                            break;
                         }
-                        break;
                     }
                 }
             }
@@ -45,7 +57,7 @@ final class LaterSamplesCheck implements DeviceRule {
                     (samples > 1 ? "largest of " + samples + " " + m.jsonName() + " samples " : m.jsonName() + " sample ")
                             + max.source().shortForm() + ": used " + Units.gib(later) + ", "
                             + (growth >= 0 ? "+" : "") + Units.gib(growth)
-                            + " since ready; a sample is growth at one instant, not the activation peak (that needs msprof)"));
+                            + " since ready; a sample is growth at one instant, not the activation peak (that needs " + Accelerator.profilerNeed(ev) + ")"));
         }
     }
 }

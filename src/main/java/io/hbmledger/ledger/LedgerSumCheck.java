@@ -11,7 +11,7 @@ final class LedgerSumCheck implements DeviceRule {
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (d.residual == null) {
             d.check(new Check(Check.LEDGER_SUM_VS_USED, Check.Status.SKIPPED,
-                    "device used at " + d.moment + " is unknown (no npu-smi sample at that moment)"));
+                    "device used at " + d.moment + " is unknown (no " + Accelerator.smiName(ev) + " sample at that moment)"));
             return;
         }
         long used = d.used.bytes();

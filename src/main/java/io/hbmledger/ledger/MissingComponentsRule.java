@@ -13,7 +13,7 @@ final class MissingComponentsRule implements DeviceRule {
         boolean log = ev.hasFormat("vllm-log");
         String noLog = "no vLLM log in the run";
         if (d.hasKnown(Component.TORCH_ALLOCATED)) {
-            msprof(d);
+            msprof(ev, d);
             return;
         }
         d.putIfAbsent(Entry.unknown(Component.WEIGHTS, log ? "no weights line for this rank in the vLLM log" : noLog));
@@ -22,6 +22,12 @@ final class MissingComponentsRule implements DeviceRule {
             kvNote += "; the log gives the KV cache size in tokens (line " + ev.vllm("kv_cache_tokens").get(0).o().line()
                     + "): add the model's config.json to the run to infer bytes";
         }
+        if (ev.vllm("kv_cache_tokens").isEmpty() && !ev.vllm("gpu_blocks").isEmpty()) {
+            TaggedObservation b = ev.vllm("gpu_blocks").get(ev.vllm("gpu_blocks").size() - 1);
+            kvNote += "; the log gives the KV cache as " + b.o().text() + " blocks (line " + b.o().line()
+                    + "), not bytes: blocks x block size (--block-size) x config.json's KV bytes per token would"
+                    + " give them, which hbm-ledger does not work out yet";
+        }
         d.putIfAbsent(Entry.unknown(Component.KV_CACHE, kvNote));
         d.putIfAbsent(Entry.unknown(Component.GRAPH_POOL, log
                 ? "no graph capture figure in the log (eager mode, or the line was not printed)" : noLog));
@@ -29,10 +35,14 @@ final class MissingComponentsRule implements DeviceRule {
             d.putIfAbsent(Entry.unknown(Component.ACTIVATION_PEAK, log ? "no activation peak figure in the log" : noLog));
             d.putIfAbsent(Entry.unknown(Component.NON_TORCH, log ? "no non-torch figure in the log" : noLog));
         }
-        msprof(d);
+        msprof(ev, d);
     }
 
-    private static void msprof(DeviceDraft d) {
+    private static void msprof(EvidenceSet ev, DeviceDraft d) {
+        if (Accelerator.gpu(ev)) {
+            GpuComponents.unknown(d);
+            return;
+        }
         for (String c : List.of(Component.HCCL, Component.CANN_RUNTIME)) {
             d.putIfAbsent(Entry.unknown(c, "needs msprof evidence (npu_module_mem); vLLM counts it in non-torch"));
         }

@@ -29,7 +29,8 @@ final class MixedMomentsCheck implements DeviceRule {
             }
         }
         if (d.used.known() && d.used.note() != null && d.used.note().contains("without a stated moment")) {
-            odd.add("used (sample without a stated moment; pass --moment FILE=ready)");
+            odd.add("used (sample without a stated moment: if it was taken at " + d.moment + ", say so with --moment FILE="
+                    + d.moment + " or evidence[].moment; otherwise name the moment it was taken at)");
         }
         if (odd.isEmpty()) {
             d.check(new Check(Check.MIXED_MOMENTS, Check.Status.PASS,

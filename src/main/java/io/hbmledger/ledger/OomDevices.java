@@ -24,15 +24,21 @@ final class OomDevices {
 
     /** The logical device an OOM line concerns, or null when it cannot be told. */
     static Integer deviceOf(TaggedObservation t, Layout layout) {
+        // The device the user named for the file (run.json evidence[].device, --file-device) wins.
+        if (t.device() != null) {
+            return t.device();
+        }
+        // "NPU k" / "GPU k" is the allocator's process-local index (torch_npu NPUCachingAllocator,
+        // c10 CUDACachingAllocator), i.e. position k of the visible-devices list. vLLM's workers
+        // (multiprocessing and Ray alike) see the deployment's devices in rank order and select
+        // theirs by local rank, so position k is deployment.devices[k] (inferred; a worker started
+        // with only its own device visible would print 0). Beyond the list it cannot be tied.
         if (t.o().device() != null) {
             Matcher m = INDEX.matcher(t.o().device());
             if (m.find()) {
                 int visible = Integer.parseInt(m.group(1));
-                return visible < layout.devices().size() ? layout.devices().get(visible) : visible;
+                return visible < layout.devices().size() ? layout.devices().get(visible) : null;
             }
-        }
-        if (t.device() != null) {
-            return t.device();
         }
         if (t.rank() != null && t.rank() < layout.devices().size()) {
             return layout.devices().get(t.rank());

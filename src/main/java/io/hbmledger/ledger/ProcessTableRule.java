@@ -18,7 +18,7 @@ final class ProcessTableRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (d.sampleFile == null) {
-            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no npu-smi sample at " + d.moment));
+            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment));
             return;
         }
         if (!ev.smiListsProcesses(d.sampleFile)) {
@@ -43,8 +43,11 @@ final class ProcessTableRule implements DeviceRule {
         }
         String how = byPid ? "told apart by deployment.server_pids"
                 : pids.isEmpty() ? "told apart by process name (vllm, python, ray; run.json names no server_pids)"
-                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this npu-smi table"
+                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this " + Accelerator.smiName(ev) + " table"
                         + " (a container shows other pids than the host)";
+        if (byPid) {
+            UnlistedServerCheck.apply(d, other);
+        }
         long serverBytes = sum(server);
         long otherBytes = sum(other);
         boolean split = d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
@@ -77,7 +80,7 @@ final class ProcessTableRule implements DeviceRule {
         }
     }
 
-    private static boolean byName(String name) {
+    static boolean byName(String name) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
         return n.contains("vllm") || n.contains("python") || n.contains("ray");
     }

@@ -15,6 +15,8 @@ import java.util.Optional;
  */
 final class ProfilePeakRule implements DeviceRule {
 
+    static final String NAME = "vllm_figures_consistent";
+
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (d.ranks.isEmpty() || d.get(Component.ACTIVATION_PEAK).isPresent()
@@ -39,6 +41,15 @@ final class ProfilePeakRule implements DeviceRule {
         long rest = peak - w;
         String arithmetic = "profile peak = floor(" + util.get().t().o().text() + " x " + t + " - " + a + ") = "
                 + peak + " B; minus weights " + w + " B = " + rest + " B (" + Units.gib(rest) + ")";
+        if (rest < 0) {
+            // The peak includes the weights, so this cannot be negative for figures of one start:
+            // the lines come from different runs, or vLLM printed rounded or unrelated figures.
+            d.put(Entry.unknown(Component.PROFILE_PEAK_REST, "not worked out: " + arithmetic
+                    + " is negative, so these figures do not belong together (different runs or devices?)"));
+            d.check(new Check(NAME, Check.Status.WARN, "vLLM's figures do not fit its own formula: " + arithmetic
+                    + "; a negative amount cannot be; check that the log holds one server start and the right rank"));
+            return;
+        }
         d.put(new Entry(Component.PROFILE_PEAK_REST, rest, Confidence.INFERRED,
                 List.of(util.get().t().source(), avail.get().t().source(), total.get().t().source(),
                         weights.get().sources().get(0)),

@@ -23,9 +23,12 @@ final class ResidualRule implements DeviceRule {
         if (d.hasKnownCounted(Component.SERVER_PROCESSES) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
             d.residualNote = "0 by construction: the server's memory is not split here and outside_processes is used minus process memory";
         } else if (d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
-            d.residualNote = "memory of the serving process that the listed components do not cover: HCCL buffers, CANN runtime workspace, non-torch memory, rounding of vLLM's printed figures";
+            d.residualNote = "memory of the serving process that the listed components do not cover: "
+                    + (Accelerator.gpu(ev) ? "NCCL buffers, the CUDA context" : "HCCL buffers, CANN runtime workspace")
+                    + ", non-torch memory, rounding of vLLM's printed figures";
         } else {
-            d.residualNote = "used minus the counted entries: driver growth since baseline, HCCL, CANN runtime, other processes, rounding";
+            d.residualNote = "used minus the counted entries: driver growth since baseline, "
+                    + (Accelerator.gpu(ev) ? "NCCL, the CUDA context" : "HCCL, CANN runtime") + ", other processes, rounding";
         }
     }
 }

@@ -27,21 +27,29 @@ final class StatusRule implements RunRule {
         } else if (!ooms.isEmpty()) {
             TaggedObservation first = ooms.get(0);
             run.failed("the log holds an out-of-memory failure (" + first.file() + ":" + first.o().line()
-                    + ") that could not be tied to a device of the deployment; name the device in run.json (evidence[].device)");
+                    + ") that could not be tied to a device of the deployment (its figures are under process_level);"
+                    + " name the device: --file-device LOG=ID, or evidence[].device in run.json");
         }
-        if (!ev.hasFormat("msprof")) {
+        if (Accelerator.gpu(ev)) {
+            run.incomplete("no profiler evidence for NCCL buffers, the CUDA context and the peak under load:"
+                    + " hbm-ledger reads none for NVIDIA GPUs yet, so a GPU run is always incomplete");
+        } else if (!ev.hasFormat("msprof") && Accelerator.of(ev) == Accelerator.Kind.UNKNOWN) {
+            // a log alone does not say which accelerator it ran on
+            run.incomplete("no profiler evidence in the run (msprof on Ascend; none is read yet for NVIDIA GPUs):"
+                    + " collective buffers (HCCL/NCCL), the runtime and the peak under load are not measured");
+        } else if (!ev.hasFormat("msprof")) {
             run.incomplete("no msprof evidence in the run: HCCL, CANN runtime and the peak under load are not measured");
         }
         if (!ev.hasFormat("vllm-log")) {
             run.incomplete("no vLLM log in the run: weights, KV cache and graph pool are unknown");
         }
         if (ev.smiFiles(io.hbmledger.run.Moment.BASELINE).isEmpty()) {
-            run.incomplete("no idle baseline npu-smi sample: driver baseline unknown");
+            run.incomplete("no idle baseline " + Accelerator.smiName(ev) + " sample: driver baseline unknown");
         }
         java.util.Set<String> unknown = new java.util.LinkedHashSet<>();
         for (DeviceLedger d : run.devices()) {
             if (!d.used().known()) {
-                run.incomplete("no npu-smi sample of " + d.device() + " at " + d.moment() + ": used and residual unknown");
+                run.incomplete("no " + Accelerator.smiName(ev) + " sample of " + d.device() + " at " + d.moment() + ": used and residual unknown");
             }
             for (Entry e : d.entries()) {
                 if (!e.known()) {

@@ -18,7 +18,8 @@ public record TaggedObservation(Observation o, String file, String format, Momen
                                 Integer rank, Integer device) {
 
     public Source source() {
-        return new Source(file, o.line(), o.text());
+        // CSV and SQLite observations count data rows (evidence-v1), not file lines
+        return new Source(file, o.line(), o.text(), format.endsWith("-csv") || format.endsWith("-db"));
     }
 
     public String quantity() {

@@ -140,6 +140,9 @@ public final class LedgerJsonWriter {
         g.writeStartObject();
         g.writeStringField("file", s.file());
         g.writeNumberField("line", s.line());
+        if (s.dataRow()) {
+            g.writeBooleanField("data_row", true); // line counts data rows, header excluded
+        }
         nullable(g, "text", s.text());
         g.writeEndObject();
     }

@@ -211,7 +211,7 @@ public final class LedgerTextWriter {
             }
         }
         for (int line : lines) {
-            b.append(", :").append(line);
+            b.append(s.get(0).dataRow() ? ", row " : ", :").append(line);
         }
         if (elsewhere > 0) {
             b.append(" +").append(elsewhere).append(" more");

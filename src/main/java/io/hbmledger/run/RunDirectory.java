@@ -64,6 +64,27 @@ public record RunDirectory(Path dir, RunManifest manifest) {
         return new RunDirectory(dir, m);
     }
 
+    /**
+     * The 1-based line of run.json where evidence[index] names its file (0 when it cannot be
+     * told), for messages about that file.
+     */
+    public int evidenceLine(int index) {
+        try {
+            String text = Files.readString(dir.resolve(RunManifest.FILE_NAME), StandardCharsets.UTF_8);
+            RunJson json = new RunJson();
+            int from = Math.max(text.indexOf("\"evidence\""), 0);
+            int line = 0;
+            for (int i = 0; i <= index && i < manifest.evidence().size(); i++) {
+                String q = json.quoted(manifest.evidence().get(i).file());
+                line = lineOf(text, q, from);
+                from = Math.max(from, indexAfter(text, q, from));
+            }
+            return line;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     /** The evidence file's path on disk (already checked to be inside the directory). */
     public Path resolve(EvidenceEntry e) {
         return dir.resolve(e.file());
@@ -107,10 +128,16 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             positive(shown, text, at, "tp", d.tp());
             positive(shown, text, at, "dp", d.dp());
             positive(shown, text, at, "pp", d.pp());
+            java.util.Set<Integer> seen = new java.util.HashSet<>();
             for (Integer id : d.devices()) {
                 if (id == null || id < 0) {
                     throw new RunFileException(shown, lineOf(text, "\"devices\"", at),
                             "deployment.devices must be device ids >= 0, found " + id);
+                }
+                if (!seen.add(id)) {
+                    throw new RunFileException(shown, lineOf(text, "\"devices\"", at),
+                            "deployment.devices lists device " + id + " twice; give each rank's own device,"
+                                    + " in rank order (ASCEND_RT_VISIBLE_DEVICES order)");
                 }
             }
         }

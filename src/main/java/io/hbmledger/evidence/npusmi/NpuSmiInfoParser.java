@@ -337,9 +337,29 @@ public final class NpuSmiInfoParser {
         return m.group(1).equalsIgnoreCase("MB") ? MIB : null;
     }
 
+    /**
+     * "No running processes found in NPU n": a process table that lists nothing for that NPU, so
+     * its process memory is a measured 0 (not unknown). One {@code process_count} (value 0) per
+     * chip of NPU n that the usage table showed, with that chip's device key.
+     */
+    private void noProcess(int line, String npu, String text) {
+        String prefix = "npu:" + npu + "/";
+        java.util.Set<String> chips = new java.util.LinkedHashSet<>();
+        for (Observation o : out) {
+            if (o.device() != null && o.device().startsWith(prefix) && !o.quantity().equals("process_count")) {
+                chips.add(o.device());
+            }
+        }
+        for (String device : chips) {
+            out.add(Observation.value("process_count", 0, line, text).withDevice(device).withDeviceId(deviceIds.get(device)));
+        }
+    }
+
     private void processRow(int line, Row row) {
         String whole = String.join(" ", row.cells()).strip();
-        if (NO_PROCESS.matcher(whole).find()) {
+        Matcher none = NO_PROCESS.matcher(whole);
+        if (none.find()) {
+            noProcess(line, none.group(1), whole);
             return;
         }
         if (mode == Mode.PROC_HEADER) {

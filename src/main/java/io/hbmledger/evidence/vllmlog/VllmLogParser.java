@@ -181,6 +181,8 @@ public final class VllmLogParser {
                     + "|available_kv_cache_memory|initial_memory_usage|peak_torch_memory"
                     + "|memory_usage_post_profile|torch peak memory increase)\\b");
     private static final Pattern OOM = Pattern.compile("(?i)Tried to allocate");
+    /** Cheap pre-filter for ServerStarts on lines without a worker label. */
+    private static final Pattern STARTISH = Pattern.compile("(?i)API server version|args:|LLM engine|^\\s*\\$");
 
     private VllmLogParser() {
     }
@@ -206,6 +208,7 @@ public final class VllmLogParser {
         List<String> warnings = new ArrayList<>();
         // open profiling tables, by process label ("" for lines without a prefix)
         Set<String> openTables = new HashSet<>();
+        ServerStarts starts = new ServerStarts();
         StringBuilder buf = new StringBuilder(256);
         int lineNo = 0;
         int c;
@@ -225,7 +228,7 @@ public final class VllmLogParser {
                 buf.setLength(len - 1);
             }
             lineNo++;
-            readLine(buf.toString(), lineNo, openTables, observations, warnings);
+            readLine(buf.toString(), lineNo, openTables, starts, observations, warnings);
             buf.setLength(0);
             pending = false;
             if (c < 0) {
@@ -235,8 +238,13 @@ public final class VllmLogParser {
         return new Result(observations, warnings);
     }
 
-    private static void readLine(String line, int lineNo, Set<String> openTables,
+    private static void readLine(String line, int lineNo, Set<String> openTables, ServerStarts starts,
                                  List<Observation> observations, List<String> warnings) {
+        if (line.contains("pid=") || STARTISH.matcher(line).find()) {
+            for (LogSegment seg : LogSegment.of(line)) {
+                starts.read(seg, lineNo, observations);
+            }
+        }
         boolean candidate = mayHoldFigure(line);
         if (!candidate && openTables.isEmpty()) {
             return;
@@ -287,6 +295,7 @@ public final class VllmLogParser {
         // one value position gives one observation per quantity, even when two phrasings match
         Map<String, Set<Integer>> taken = new HashMap<>();
         String lower = msg.toLowerCase(Locale.ROOT);
+        int before = out.size();
         for (PhraseRule rule : RULES) {
             if (!applies(rule.scope(), inTable, pairs, oom) || !lower.contains(rule.anchor())) {
                 continue;
@@ -302,6 +311,9 @@ public final class VllmLogParser {
                     break;
                 }
             }
+        }
+        if (oom) {
+            OomDevice.tag(msg, out, before);
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {

@@ -216,6 +216,8 @@ class VllmLogCorpusTest {
         // 244.61 x 1,048,576 = 256,492,175.36 -> 256,492,175
         assertThat(f.observations()).extracting(Observation::quantity, Observation::line, Observation::bytes, Observation::value, Observation::text)
                 .containsExactly(
+                        // line 1 "Initializing an LLM engine with config: ...": a server start
+                        tuple("server_start", 1, null, 1.0, "Initializing an LLM engine"),
                         tuple("weights", 3, 256_492_175L, null, "244.61 MB"),
                         tuple("gpu_blocks", 4, null, 76_240.0, "76240"),
                         tuple("cpu_blocks", 4, null, 7_281.0, "7281"));
@@ -226,6 +228,7 @@ class VllmLogCorpusTest {
         Path p = Corpus.file("vllm-log/vllm-ascend-2667_A3_llama3.1-8B_eagle3_v1_startup.log");
         String text = new String(Files.readAllBytes(p), StandardCharsets.UTF_8);
         assertThat(text).contains("\u2588");
-        assertThat(VllmLogParser.parse(text).observations()).hasSize(8);
+        // 8 figures and 2 server_start markers (line 8 non-default args, line 20 engine)
+        assertThat(VllmLogParser.parse(text).observations()).hasSize(10);
     }
 }

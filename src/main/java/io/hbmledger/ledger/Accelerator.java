@@ -1,0 +1,54 @@
+package io.hbmledger.ledger;
+
+import java.util.Locale;
+
+/**
+ * Which accelerator the run's evidence describes, so the ledger speaks its terms: npu-smi, HCCL,
+ * CANN and msprof on Ascend; nvidia-smi, NCCL, CUDA graphs and the CUDA context on NVIDIA GPUs.
+ * Told from the evidence: an nvidia-smi sample or a "GPU"/"CUDA" device in an out-of-memory line
+ * means NVIDIA; npu-smi, msprof or an "NPU" device means Ascend; a log alone leaves it open.
+ */
+final class Accelerator {
+
+    enum Kind { ASCEND, GPU, UNKNOWN }
+
+    private Accelerator() {
+    }
+
+    static Kind of(EvidenceSet ev) {
+        if (ev.hasFormat("nvidia-smi")) {
+            return Kind.GPU;
+        }
+        if (ev.hasFormat("npu-smi") || ev.hasFormat("msprof")) {
+            return Kind.ASCEND;
+        }
+        for (TaggedObservation t : ev.where(OomDevices::isOom)) {
+            String dev = t.o().device() == null ? "" : t.o().device().toLowerCase(Locale.ROOT);
+            if (dev.startsWith("gpu") || dev.startsWith("cuda")) {
+                return Kind.GPU;
+            }
+            if (dev.startsWith("npu")) {
+                return Kind.ASCEND;
+            }
+        }
+        return Kind.UNKNOWN;
+    }
+
+    static boolean gpu(EvidenceSet ev) {
+        return of(ev) == Kind.GPU;
+    }
+
+    /** The device-sample tool's name. */
+    static String smiName(EvidenceSet ev) {
+        return switch (of(ev)) {
+            case GPU -> "nvidia-smi";
+            case ASCEND -> "npu-smi";
+            case UNKNOWN -> "npu-smi / nvidia-smi";
+        };
+    }
+
+    /** What would measure collective buffers, runtime and the peak under load. */
+    static String profilerNeed(EvidenceSet ev) {
+        return gpu(ev) ? "a GPU memory profile, which hbm-ledger does not read yet" : "msprof";
+    }
+}

@@ -1,0 +1,138 @@
+package io.hbmledger.ledger;
+
+import io.hbmledger.evidence.Observation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A vLLM log that holds several server starts (logs appended across restarts, or pasted runs with
+ * different settings): only the last start's figures describe the server that is running, so the
+ * figures printed before it are set aside. Start markers come from the log reader
+ * ({@code server_start}); markers with no figure between them (version, args, engine lines of one
+ * start) are one start.
+ */
+final class ServerStartsInLog {
+
+    private ServerStartsInLog() {
+    }
+
+    /** Line of each start of one log file, after grouping; empty when the log shows none. */
+    static List<Integer> starts(List<TaggedObservation> fileObs) {
+        List<Integer> starts = new ArrayList<>();
+        // a figure on a marker line ("non-default args: {... gpu_memory_utilization: 0.8}") is
+        // part of that start, not a sign that a start already ran
+        java.util.Set<Integer> markerLines = new java.util.HashSet<>();
+        fileObs.stream().filter(t -> t.quantity().equals("server_start")).forEach(t -> markerLines.add(t.o().line()));
+        int lastStart = -1;
+        boolean figureSince = false;
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity().equals(EARLIER)) {
+                continue;
+            }
+            if (t.quantity().equals("server_start")) {
+                if (lastStart < 0 || (figureSince && t.o().line() > lastStart)) {
+                    starts.add(t.o().line());
+                    lastStart = t.o().line();
+                    figureSince = false;
+                }
+            } else if (markerLines.contains(t.o().line())) {
+                continue;
+            } else if (lastStart >= 0 && t.o().line() > lastStart) {
+                figureSince = true;
+            } else if (lastStart < 0) {
+                figureSince = true; // figures before the first marker: that marker is a restart
+                starts.add(0);
+                lastStart = 0;
+            }
+        }
+        if (!starts.isEmpty() && starts.get(0) == 0 && starts.size() == 1) {
+            return List.of();
+        }
+        return starts;
+    }
+
+    /**
+     * The observations without the vLLM figures printed before the last start of their log. Each
+     * earlier start is kept as one {@code earlier_server_start} observation (value = figures set
+     * aside), so the run can say what was left out.
+     */
+    static List<TaggedObservation> lastStartOnly(List<TaggedObservation> all) {
+        Map<String, List<Integer>> startsByLog = new LinkedHashMap<>();
+        for (Map.Entry<String, List<TaggedObservation>> f : byLog(all).entrySet()) {
+            List<Integer> s = starts(f.getValue());
+            if (s.size() > 1) {
+                startsByLog.put(f.getKey(), s);
+            }
+        }
+        if (startsByLog.isEmpty()) {
+            return all;
+        }
+        List<TaggedObservation> out = new ArrayList<>();
+        Map<String, int[]> setAside = new LinkedHashMap<>();
+        for (TaggedObservation t : all) {
+            List<Integer> s = t.isVllm() ? startsByLog.get(t.file()) : null;
+            int from = s == null ? Integer.MIN_VALUE : s.get(s.size() - 1);
+            if (t.o().line() >= from) {
+                out.add(t);
+            } else if (!t.quantity().equals("server_start")) {
+                setAside.computeIfAbsent(t.file(), k -> new int[s.size() - 1])[startIndex(s, t.o().line())]++;
+            }
+        }
+        for (Map.Entry<String, List<Integer>> f : startsByLog.entrySet()) {
+            List<Integer> s = f.getValue();
+            int[] n = setAside.getOrDefault(f.getKey(), new int[s.size() - 1]);
+            for (int i = 0; i < s.size() - 1; i++) {
+                Observation o = Observation.value(EARLIER, n[i], Math.max(s.get(i), 1),
+                        s.get(i) == 0 ? "figures before the first start marker" : "server start");
+                out.add(new TaggedObservation(o, f.getKey(), "vllm-log", null, null, null));
+            }
+        }
+        return out;
+    }
+
+    static final String EARLIER = "earlier_server_start";
+
+    private static int startIndex(List<Integer> starts, int line) {
+        int i = 0;
+        while (i + 1 < starts.size() && starts.get(i + 1) <= line) {
+            i++;
+        }
+        return Math.min(i, starts.size() - 2);
+    }
+
+    static Map<String, List<TaggedObservation>> byLog(List<TaggedObservation> all) {
+        Map<String, List<TaggedObservation>> byFile = new LinkedHashMap<>();
+        for (TaggedObservation t : all) {
+            if (t.isVllm()) {
+                byFile.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t);
+            }
+        }
+        return byFile;
+    }
+
+    /** Run notes: which log held several starts, which lines were set aside. */
+    static final class Rule implements RunRule {
+        @Override
+        public void apply(EvidenceSet ev, RunDraft run) {
+            Map<String, List<TaggedObservation>> earlier = new LinkedHashMap<>();
+            for (TaggedObservation t : ev.quantity(EARLIER)) {
+                earlier.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t);
+            }
+            for (Map.Entry<String, List<TaggedObservation>> f : earlier.entrySet()) {
+                List<String> where = new ArrayList<>();
+                int figures = 0;
+                for (TaggedObservation t : f.getValue()) {
+                    where.add(t.o().text().startsWith("figures before") ? "the top of the file" : "line " + t.o().line());
+                    figures += t.o().value().intValue();
+                }
+                int last = ev.where(t -> t.file().equals(f.getKey()) && t.quantity().equals("server_start"))
+                        .stream().mapToInt(t -> t.o().line()).min().orElse(0);
+                run.note("WARNING: " + f.getKey() + " holds " + (where.size() + 1) + " server starts (earlier ones at "
+                        + String.join(", ", where) + "); only the last start, from line " + last + ", is used: the "
+                        + figures + " figure(s) printed before it belong to another run of the server and are left out");
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.hbmledger.ledger;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Out-of-memory figures that no device ledger took (the message names no device, or one beyond
+ * the deployment, and the run does not say which device the log is of) go to process_level: they
+ * belong to the failed worker process, and must not vanish from the report.
+ */
+final class UntiedOomRule implements RunRule {
+
+    @Override
+    public void apply(EvidenceSet ev, RunDraft run) {
+        List<Integer> devices = ev.layout().devices();
+        for (TaggedObservation t : ev.where(OomDevices::isOom)) {
+            Integer d = OomDevices.deviceOf(t, ev.layout());
+            if (d != null && devices.contains(d)) {
+                continue;
+            }
+            String where = t.o().device() == null ? "the message names no device"
+                    : "the message names " + t.o().device() + " (a process-local index), beyond the deployment's "
+                            + devices.size() + " device(s)";
+            run.processLevel(new ProcessLevelEntry(t.quantity(), t.o().bytes(), Confidence.REPORTED,
+                    t.o().process() == null ? t.file() : t.o().process(), List.of(t.source()),
+                    "out-of-memory figure not tied to a device: " + where
+                            + "; name the device with --file-device LOG=ID or evidence[].device"));
+        }
+    }
+}

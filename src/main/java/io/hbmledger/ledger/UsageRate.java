@@ -1,0 +1,36 @@
+package io.hbmledger.ledger;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Used memory from {@code npu-smi info -t usages}: the sample gives a capacity in MB (MiB, as
+ * every npu-smi MB) and a usage rate in whole percent, so used = capacity x rate / 100, to within
+ * half a percent of capacity (the rate is rounded). HBM is preferred; a chip without HBM (Atlas
+ * 200I A2, 310P) gives its DDR memory.
+ */
+record UsageRate(TaggedObservation capacity, TaggedObservation rate, String what) {
+
+    static Optional<UsageRate> of(List<TaggedObservation> rows) {
+        for (String[] q : new String[][] {{"hbm_capacity", "hbm_usage_rate", "HBM"},
+                {"memory_capacity", "memory_usage_rate", "DDR memory (this chip shows no HBM)"}}) {
+            Optional<TaggedObservation> c = rows.stream().filter(t -> t.quantity().equals(q[0]) && t.o().bytes() != null).findFirst();
+            Optional<TaggedObservation> r = rows.stream().filter(t -> t.quantity().equals(q[1]) && t.o().value() != null).findFirst();
+            if (c.isPresent() && r.isPresent()) {
+                return Optional.of(new UsageRate(c.get(), r.get(), q[2]));
+            }
+        }
+        return Optional.empty();
+    }
+
+    long usedBytes() {
+        return Math.round(capacity.o().bytes() * rate.o().value() / 100.0);
+    }
+
+    String note() {
+        long halfPercent = capacity.o().bytes() / 200;
+        return what + " inferred from npu-smi info -t usages: capacity " + capacity.o().text() + " MB x usage rate "
+                + rate.o().text() + "% = " + usedBytes() + " B; the rate is a whole percent, so this is within "
+                + Units.gib(halfPercent) + " (half a percent of capacity)";
+    }
+}

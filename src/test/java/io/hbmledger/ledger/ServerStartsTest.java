@@ -1,0 +1,64 @@
+package io.hbmledger.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.run.Moment;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Figures of two server starts are never mixed; a negative derived amount is not shown (finding 3). */
+class ServerStartsTest {
+
+    private final List<TaggedObservation> obs = new ArrayList<>();
+    private final List<EvidenceSet.FileInfo> files = List.of(new EvidenceSet.FileInfo("two-runs.log", "vllm-log", Moment.STARTUP));
+
+    private void add(Observation o) {
+        obs.add(new TaggedObservation(o, "two-runs.log", "vllm-log", Moment.STARTUP, null, null));
+    }
+
+    private static Entry entry(DeviceLedger d, String c) {
+        return d.entries().stream().filter(e -> e.component().equals(c)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void negativeProfileRestIsUnknownAndWarns() {
+        // No start markers, so nothing is set aside: 2667's utilization (line 8) with 5044's
+        // figures (lines 70, 72 of the joined file). floor(0.8 x 31662800896 - 10700878950)
+        // = 14629361766; minus weights 16394319666 = -1764957900 B (-1.64 GiB): impossible.
+        add(Observation.value("memory_utilization", 0.8, 8, "0.8"));
+        add(Observation.bytes("weights", 16394319666L, 70, "15.2684 GB"));
+        add(Observation.bytes("available_memory", 10700878950L, 72, "10700878950"));
+        add(Observation.bytes("total_memory", 31662800896L, 72, "31662800896"));
+        DeviceLedger d = Attribution.standard().attribute(
+                new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
+        assertThat(entry(d, Component.PROFILE_PEAK_REST).known()).isFalse();
+        assertThat(d.checks()).anySatisfy(c -> {
+            assertThat(c.name()).isEqualTo(ProfilePeakRule.NAME);
+            assertThat(c.status()).isEqualTo(Check.Status.WARN);
+            assertThat(c.detail()).contains("-1764957900");
+        });
+    }
+
+    @Test
+    void onlyTheLastStartsFiguresAreUsed() {
+        // vllm PR 10511's pasted log: "$ vllm serve ..." (line 1), TP1 figures, then
+        // "$ vllm serve ... -tp 2" (line 12) and the TP2 figures
+        add(Observation.value("server_start", 1, 1, "$ vllm serve"));
+        add(Observation.bytes("weights", 16063177687L, 7, "14.96GiB"));
+        add(Observation.bytes("kv_cache_available", 57219701801L, 10, "53.29GiB"));
+        add(Observation.value("server_start", 1, 12, "$ vllm serve"));
+        add(Observation.bytes("weights", 8031588844L, 18, "7.48GiB"));
+        Ledger l = Attribution.standard().attribute(
+                new EvidenceSet(obs, files, Layout.of(2, 1, List.of(0, 1), List.of(), null)));
+        for (DeviceLedger d : l.devices()) {
+            assertThat(entry(d, Component.WEIGHTS).bytes()).isEqualTo(8031588844L);
+            assertThat(entry(d, Component.WEIGHTS).sources().get(0).line()).isEqualTo(18);
+            // the TP1 run's KV figure (line 10) is not the TP2 run's
+            assertThat(entry(d, Component.KV_CACHE).known()).isFalse();
+        }
+        assertThat(l.notes()).anySatisfy(n -> assertThat(n).contains("2 server starts").contains("line 1")
+                .contains("from line 12"));
+    }
+}
