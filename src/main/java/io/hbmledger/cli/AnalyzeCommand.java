@@ -343,7 +343,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
     }
 
-    private static List<Input> runInputs(RunDirectory rd) throws BadInput {
+    private static List<Input> runInputs(RunDirectory rd) throws BadInput, IOException {
         List<Input> out = new ArrayList<>();
         if (rd.manifest().evidence().isEmpty()) {
             throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ": the run names no evidence files;"
@@ -351,10 +351,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         for (int i = 0; i < rd.manifest().evidence().size(); i++) {
             EvidenceEntry e = rd.manifest().evidence().get(i);
-            if (!Files.isRegularFile(rd.resolve(e))) {
+            // an msprof export is a directory; every other kind of evidence is one file
+            if (!Files.isRegularFile(rd.resolve(e)) && !MsprofLoader.isExportDir(rd.resolve(e))) {
                 throw new BadInput(rd.dir().resolve(RunManifest.FILE_NAME) + ":" + rd.evidenceLine(i) + ": evidence[" + i
-                        + "] \"" + e.file() + "\": expected a regular file, found "
-                        + (Files.exists(rd.resolve(e)) ? "a directory or special file" : "nothing")
+                        + "] \"" + e.file() + "\": expected a regular file or an msprof export directory, found "
+                        + (Files.isDirectory(rd.resolve(e)) ? "a directory without msprof data"
+                                : Files.exists(rd.resolve(e)) ? "a special file" : "nothing")
                         + "; fix the name or remove the entry");
             }
             Moment m = e.moment() == null ? null : Moment.parse(e.moment()).orElseThrow();

@@ -309,7 +309,7 @@ class AnalyzeFindingsTest {
                 + "    {\"file\": \"nope.txt\", \"moment\": \"ready\"}\n  ]\n}\n");
         CliRun r = CliRun.of("analyze", dir.toString(), "--no-write");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("run.json:4: evidence[0] \"nope.txt\": expected a regular file, found nothing");
+        assertThat(r.err()).contains("run.json:4: evidence[0] \"nope.txt\": expected a regular file or an msprof export directory, found nothing");
     }
 
     // ---- 17: minor
