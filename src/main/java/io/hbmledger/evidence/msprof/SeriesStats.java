@@ -109,24 +109,30 @@ final class SeriesStats {
     private byte[] peakRaw;
     private int peakRawLen;
 
-    /** Adds one clean sample whose text is the ASCII cell {@code buf[from, to)}. */
-    void addRaw(long bytes, long tsNs, long row, byte[] buf, int from, int to, TextSource text) {
-        if (bytes > peak && instantsNs.length == 0) {
+    /**
+     * Adds one clean sample whose text is the ASCII cell {@code buf[from, to)} when that needs
+     * no String: not a new maximum, or a new maximum with no instants asked for (its bytes are
+     * kept and made text only when asked). Returns false when the caller must use {@link #add}.
+     */
+    boolean addFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        if (instantsNs.length != 0) {
+            return false;
+        }
+        samples++;
+        if (bytes > peak) {
             int len = to - from;
             if (peakRaw == null || peakRaw.length < len) {
                 peakRaw = new byte[Math.max(32, len)];
             }
             System.arraycopy(buf, from, peakRaw, 0, len);
             peakRawLen = len;
-            samples++;
             peak = bytes;
             peakText = null;
             peakRow = row;
             peakTsNs = tsNs;
-            timed(tsNs);
-            return;
         }
-        add(bytes, tsNs, row, text);
+        timed(tsNs);
+        return true;
     }
 
     private void timed(long tsNs) {
