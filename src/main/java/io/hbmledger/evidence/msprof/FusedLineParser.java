@@ -31,6 +31,23 @@ final class FusedLineParser {
     private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles
             .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
+    /**
+     * Consecutive rows mostly repeat the cells before the timestamp ({@code 0,SLOG,}): when a
+     * row starts with the same up to 16 bytes as the last clean row's cells before its
+     * timestamp, device and group are that row's and parsing starts at the timestamp. Only
+     * for layouts whose columns before the timestamp are device, group or skipped ones.
+     */
+    private final boolean laneAllowed;
+    private final int tsCol;
+    private int laneLen;
+    private long laneW0;
+    private long laneM0;
+    private long laneW1;
+    private long laneM1;
+    private int laneDevice;
+    private int laneGroupOff;
+    private int laneGroupLen;
+
     // per-line results
     private final long[] values;
     private final int[] valueFrom;
@@ -65,6 +82,12 @@ final class FusedLineParser {
         }
         kinds[handler.groupColumn()] = GROUP;
         kinds[handler.timestampColumn()] = TS;
+        this.tsCol = handler.timestampColumn();
+        boolean allowed = handler.groupColumn() < tsCol;
+        for (int c = 0; c < tsCol; c++) {
+            allowed &= kinds[c] < VALUE0;
+        }
+        this.laneAllowed = allowed;
         values = new long[valueCount];
         valueFrom = new int[valueCount];
         valueTo = new int[valueCount];
@@ -205,6 +228,18 @@ final class FusedLineParser {
         }
         int i = p;
         int col = 0;
+        int tsStart = -1;
+        boolean laned = false;
+        int len = laneLen;
+        if (len > 0 && p + len < n && ((word(b, p) ^ laneW0) & laneM0) == 0
+                && (len <= 8 || ((word(b, p + 8) ^ laneW1) & laneM1) == 0)) {
+            i = p + len;
+            col = tsCol;
+            device = laneDevice;
+            groupFrom = p + laneGroupOff;
+            groupTo = groupFrom + laneGroupLen;
+            laned = true;
+        }
         while (true) {
             if (i >= n) {
                 return NEED_MORE;
@@ -273,6 +308,7 @@ final class FusedLineParser {
                     }
                 }
                 case TS -> {
+                    tsStart = i;
                     long w = word(b, i);
                     long whole;
                     int k = digitCount(w);
@@ -420,11 +456,30 @@ final class FusedLineParser {
                 if (stats != null) {
                     handler.fused(stats, b, ts, values, valueFrom, valueTo, row);
                 }
+                if (!laned) {
+                    remember(b, p, tsStart, device, groupFrom, groupTo);
+                }
                 return i + 1;
             } else {
                 return FALLBACK;
             }
         }
+    }
+
+    private void remember(byte[] b, int p, int tsStart, int device, int groupFrom, int groupTo) {
+        int len = tsStart - p;
+        if (!laneAllowed || len <= 0 || len > 16) {
+            laneLen = 0;
+            return;
+        }
+        laneM0 = FIRST_BYTES[Math.min(len, 8)];
+        laneW0 = word(b, p) & laneM0;
+        laneM1 = FIRST_BYTES[Math.max(len - 8, 0)];
+        laneW1 = len > 8 ? word(b, p + 8) & laneM1 : 0;
+        laneDevice = device;
+        laneGroupOff = groupFrom - p;
+        laneGroupLen = groupTo - groupFrom;
+        laneLen = len;
     }
 
     // ---- series of a group cell and device, interned by the cell's first 16 bytes as two words

@@ -95,12 +95,23 @@ class MsprofFastPathQuirksTest {
         };
     }
 
+    private int runDev;
+    private String runGroup;
+    private String runDevId;
+
     /** One generated row in the given layout; the columns follow the real headers. */
-    private static String row(String layout, Random r, int i) {
-        int dev = r.nextInt(3);
+    private String row(String layout, Random r, int i) {
+        // runs of rows of one series (as in real exports, and what the fast path's prefix lane
+        // relies on) broken by a new device and group every 4 rows on average
+        if (i == 0 || r.nextInt(4) == 0) {
+            runDev = r.nextInt(3);
+            runGroup = GROUPS[r.nextInt(GROUPS.length)];
+            runDevId = r.nextInt(15) == 0 ? "x" : Integer.toString(runDev + (r.nextInt(8) == 0 ? 10 : 0));
+        }
+        int dev = runDev;
         long us = 1_736_408_883_657_086L + i * 20_000L;
-        String group = GROUPS[r.nextInt(GROUPS.length)];
-        String devId = r.nextInt(15) == 0 ? "x" : Integer.toString(dev + (r.nextInt(8) == 0 ? 10 : 0));
+        String group = runGroup;
+        String devId = runDevId;
         return switch (layout) {
             case "module_kb" -> devId + "," + group + "," + timestamp(r, us) + "," + amount(r) + "," + device(r, dev);
             case "module_mb" -> group + "," + timestamp(r, us) + "," + amount(r) + "," + device(r, dev);
