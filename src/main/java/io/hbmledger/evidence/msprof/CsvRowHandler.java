@@ -105,29 +105,31 @@ final class CsvRowHandler {
     }
 
     /**
-     * A clean row already parsed by {@link FusedLineParser}: amounts in bytes, absent ones
-     * {@link Numbers#INVALID}, {@code tsNs} in nanoseconds.
+     * The series of a clean row's group cell {@code b[from, to)} and device (ignored when the
+     * layout has no device column), or null when the row is to be ignored (after a warning).
      */
-    void fused(byte[] b, int groupFrom, int groupTo, boolean sameGroup, int device, long tsNs, long[] values,
-               int[] from, int[] to, long row) {
-        rowBuf = b;
-        if (deviceCol < 0) {
-            device = folderDevice;
-        }
-        // sameGroup: the fast path saw the same group cell as in the previous row, which it parsed too
-        SeriesStats[] stats = sameGroup && device == lastDevice && lastStats != null
-                ? lastStats : group(b, groupFrom, groupTo, device, row);
-        if (stats == null) {
-            return;
-        }
+    SeriesStats[] resolve(byte[] b, int from, int to, int device, long row) {
+        return group(b, from, to, deviceCol < 0 ? folderDevice : device, row);
+    }
+
+    /**
+     * A clean row already parsed by {@link FusedLineParser}: amounts in bytes, absent ones
+     * {@link Numbers#INVALID}, {@code tsNs} in nanoseconds, {@code stats} from {@link #resolve}.
+     */
+    void fused(SeriesStats[] stats, byte[] b, long tsNs, long[] values, int[] from, int[] to, long row) {
         for (int i = 0; i < values.length; i++) {
             long v = values[i];
-            if (v == Numbers.INVALID || stats[i] == null) {
+            SeriesStats s = stats[i];
+            if (v == Numbers.INVALID || s == null) {
                 continue;
             }
+            if (s.addFast(v, tsNs, row, b, from[i], to[i])) {
+                continue;
+            }
+            rowBuf = b;
             cellFrom = from[i];
             cellTo = to[i];
-            stats[i].addRaw(v, tsNs, row, b, from[i], to[i], cellText);
+            s.add(v, tsNs, row, cellText);
         }
     }
 

@@ -31,11 +31,22 @@ final class FusedLineParser {
     private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles
             .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
-    /** The last group cell seen (validated), to skip re-checking its bytes. */
-    private final byte[] lastGroup = new byte[64];
-    private int lastGroupLen;
-    /** The first up to 8 bytes of lastGroup as a little-endian word. */
-    private long lastGroupWord;
+    /**
+     * Consecutive rows mostly repeat the cells before the timestamp ({@code 0,SLOG,}): when a
+     * row starts with the same up to 16 bytes as the last clean row's cells before its
+     * timestamp, device and group are that row's and parsing starts at the timestamp. Only
+     * for layouts whose columns before the timestamp are device, group or skipped ones.
+     */
+    private final boolean laneAllowed;
+    private final int tsCol;
+    private int laneLen;
+    private long laneW0;
+    private long laneM0;
+    private long laneW1;
+    private long laneM1;
+    private int laneDevice;
+    private int laneGroupOff;
+    private int laneGroupLen;
 
     // per-line results
     private final long[] values;
@@ -71,6 +82,12 @@ final class FusedLineParser {
         }
         kinds[handler.groupColumn()] = GROUP;
         kinds[handler.timestampColumn()] = TS;
+        this.tsCol = handler.timestampColumn();
+        boolean allowed = handler.groupColumn() < tsCol;
+        for (int c = 0; c < tsCol; c++) {
+            allowed &= kinds[c] < VALUE0;
+        }
+        this.laneAllowed = allowed;
         values = new long[valueCount];
         valueFrom = new int[valueCount];
         valueTo = new int[valueCount];
@@ -92,40 +109,44 @@ final class FusedLineParser {
         if (f == null) {
             return;
         }
+        // every branch of line() and series() at least once: profiles with a branch never taken
+        // make C2 compile it as a trap, and each trap that fires later costs a recompilation
         String[][] cells = {
-            {"x", "NPU:0", "897357296", ""},
-            {"0", "NPU:3", "12", "0", "NPU:1", "host"},
-            layout.table() == MsprofTable.NPU_MEM ? new String[] {"app", "device"}
-                : new String[] {"APP", "HCCL", "ASCENDCKERNEL", "SLOG", "MDCPERCEPTION"},
-            {"1736408883657146.822\t", "1695115378653323.5", "1736408883657146", "17364088836571.8\t"},
+            {"x", "NPU:0", "897357296", "", "a\"b", "1.5"},
+            {"0", "NPU:3", "12", "0", "NPU:1", "host", "NPU:15", "1234567", "15"},
+            layout.table() == MsprofTable.NPU_MEM ? new String[] {"app", "device", "APP", "other"}
+                : new String[] {"APP", "HCCL", "ASCENDCKERNEL", "SLOG", "MDCPERCEPTION", "ASCENDCKERNEL123",
+                    "ASCENDCKERNEL1234", "PTA+GE", "GE", "TSDUMP", "\"APP\"", "A B"},
+            {"1736408883657146.822\t", "1695115378653323.5", "1736408883657146", "17364088836571.8\t",
+                "12345678", "12345678.123456789\t", "1736408883657146.", "17364088836571466", "1.2.3", "\t5"},
         };
         String[] amounts = {"0.0", "413760", "404.0625", "0", "92.234375", "", "1.5", "2109.6015625", "0.0", "-1",
-            "413760", "0.0"};
+            "413760", "0.0", "54941608", "123456789012", "0.123456789", "5.", ".", ".5", "1e3", "12345678.5"};
         StringBuilder sb = new StringBuilder();
-        for (int v = 0; v < 40; v++) {
+        for (int v = 0; v < 97; v++) {
             for (int c = 0; c < f.fieldCount; c++) {
                 if (c > 0) {
                     sb.append(',');
                 }
                 byte kind = f.kinds[c];
                 String[] choices = kind >= VALUE0 ? amounts : cells[kind];
-                sb.append(choices[(v * 7 + c * 3) % choices.length]);
+                sb.append(choices[(v * 7 + c * 3 + v / choices.length) % choices.length]);
             }
             sb.append(v % 3 == 0 ? "\r\n" : "\n");
         }
-        byte[] b = sb.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        for (int round = 0; round < 2500; round++) {
+        byte[] text = sb.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int end = text.length;
+        byte[] b = java.util.Arrays.copyOf(text, end + SLACK);
+        for (int round = 0; round < 1000; round++) {
             int p = 0;
             long row = 0;
-            while (p < b.length) {
+            while (p < end) {
                 // the same line cut short, as at the end of a read buffer: takes every "need more" exit
-                f.line(b, p, Math.min(b.length, p + 1 + (round + (int) row) % 48), row + 1);
-                f.forget();
-                int next = f.line(b, p, b.length, ++row);
+                f.line(b, p, Math.min(end, p + 1 + (round + (int) row) % 48), row + 1);
+                int next = f.line(b, p, end, ++row);
                 if (next < 0) {
-                    f.forget();
                     int nl = p;
-                    while (nl < b.length && b[nl] != '\n') {
+                    while (nl < end && b[nl] != '\n') {
                         nl++;
                     }
                     next = nl + 1;
@@ -135,30 +156,64 @@ final class FusedLineParser {
         }
     }
 
-    /** Forgets the cached group: a row went through the general path and may have changed it. */
-    void forget() {
-        lastGroupLen = 0;
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
+    private static final long COMMAS = 0x2C2C2C2C2C2C2C2CL;
+    private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL;
+    private static final long QUOTES = 0x2222222222222222L;
+    /** "NPU:" as a little-endian int. */
+    private static final long NPU_COLON = 0x3A55504EL;
+
+    /** Bytes a line parse may read past the end of the data: the read buffer keeps this much slack. */
+    static final int SLACK = 64;
+
+    private static long word(byte[] b, int i) {
+        return (long) LONGS.get(b, i);
     }
 
     /**
-     * Eight ASCII digits at {@code b[i..i+8)} as a number, or -1 when any byte is not a digit
-     * (SWAR: all eight checked and combined with a few multiplications).
+     * High bit set in each byte of {@code w} equal to the byte of {@code pattern} (SWAR
+     * haszero). Bytes above the first match may be flagged too, so only the lowest set bit is
+     * used: it is exact.
      */
-    static long digits8(byte[] b, int i) {
-        long v = (long) LONGS.get(b, i);
-        if ((v & 0xF0F0F0F0F0F0F0F0L) != 0x3030303030303030L
-                || ((v + 0x0606060606060606L) & 0xF0F0F0F0F0F0F0F0L) != 0x3030303030303030L) {
-            return -1;
-        }
-        long x = v - 0x3030303030303030L;
+    private static long eq(long w, long pattern) {
+        long x = w ^ pattern;
+        return (x - ONES) & ~x & HIGHS;
+    }
+
+    /** High bit set in each byte of {@code w} that is not an ASCII digit (exact per byte). */
+    private static long nonDigits(long w) {
+        long z = ((w & 0xF0F0F0F0F0F0F0F0L) ^ 0x3030303030303030L)
+                | (((w + 0x0606060606060606L) & 0xF0F0F0F0F0F0F0F0L) ^ 0x3030303030303030L);
+        return (((z & LOW7) + LOW7) | z) & HIGHS;
+    }
+
+    /** How many of the first bytes of {@code w} are digits (0..8). */
+    private static int digitCount(long w) {
+        return Long.numberOfTrailingZeros(nonDigits(w)) >>> 3;
+    }
+
+    /** Masks of the first k bytes of a word, k = 0..8. */
+    private static final long[] FIRST_BYTES = {0, 0xFFL, 0xFFFFL, 0xFFFFFFL, 0xFFFFFFFFL, 0xFFFFFFFFFFL,
+        0xFFFFFFFFFFFFL, 0xFFFFFFFFFFFFFFL, -1L};
+
+    /** The first {@code k} (0..8) bytes of {@code w}, all ASCII digits, as a number (0 for k = 0). */
+    private static long parseDigits(long w, int k) {
+        // digits move to the high end, the bytes after them are masked off (as are borrows from
+        // them); without a branch for k = 0, where the shift by 64 is a shift by 0 of nothing
+        long x = ((w - 0x3030303030303030L) & FIRST_BYTES[k]) << ((8 - k) << 3);
         x = (x * 10) + (x >>> 8);
-        x = (((x & 0x000000FF000000FFL) * (100 + (1000000L << 32)))
+        return (((x & 0x000000FF000000FFL) * (100 + (1000000L << 32)))
                 + (((x >>> 16) & 0x000000FF000000FFL) * (1 + (10000L << 32)))) >>> 32;
-        return x;
     }
 
     /**
-     * Parses the line starting at {@code p}.
+     * Parses the line starting at {@code p}, eight bytes at a time (SWAR): delimiters are
+     * found with a few bit operations per word and numbers are parsed from whole words. It may
+     * read up to {@link #SLACK} bytes past {@code n} (the caller's buffer has them) but no
+     * result depends on those bytes: any field whose end lies at or past {@code n} gives
+     * {@link #NEED_MORE}.
      *
      * @return the start of the next line, {@link #NEED_MORE} when the buffer ends before the
      *     line does, or {@link #FALLBACK} when the line needs the general path
@@ -171,9 +226,20 @@ final class FusedLineParser {
         for (int k = 0; k < valueCount; k++) {
             values[k] = Numbers.INVALID;
         }
-        boolean same = false;
         int i = p;
         int col = 0;
+        int tsStart = -1;
+        boolean laned = false;
+        int len = laneLen;
+        if (len > 0 && p + len < n && ((word(b, p) ^ laneW0) & laneM0) == 0
+                && (len <= 8 || ((word(b, p + 8) ^ laneW1) & laneM1) == 0)) {
+            i = p + len;
+            col = tsCol;
+            device = laneDevice;
+            groupFrom = p + laneGroupOff;
+            groupTo = groupFrom + laneGroupLen;
+            laned = true;
+        }
         while (true) {
             if (i >= n) {
                 return NEED_MORE;
@@ -181,147 +247,125 @@ final class FusedLineParser {
             byte kind = col < fieldCount ? kinds[col] : SKIP;
             switch (kind) {
                 case SKIP -> {
-                    while (i < n) {
-                        byte c = b[i];
-                        if (c == ',' || c == '\n') {
+                    while (true) {
+                        long w = word(b, i);
+                        long m = eq(w, COMMAS) | eq(w, NEWLINES) | eq(w, QUOTES);
+                        if (m != 0) {
+                            i += Long.numberOfTrailingZeros(m) >>> 3;
                             break;
                         }
-                        if (c == '"') {
-                            return FALLBACK;
+                        i += 8;
+                        if (i >= n) {
+                            return NEED_MORE;
                         }
-                        i++;
+                    }
+                    if (i >= n) {
+                        return NEED_MORE;
+                    }
+                    if (b[i] == '"') {
+                        return FALLBACK;
                     }
                 }
                 case DEVICE -> {
-                    if (i + 4 <= n && b[i] == 'N' && b[i + 1] == 'P' && b[i + 2] == 'U' && b[i + 3] == ':') {
+                    long w = word(b, i);
+                    if ((w & 0xFFFFFFFFL) == NPU_COLON) {
                         i += 4;
+                        w = word(b, i);
                     }
-                    int d = 0;
-                    int start = i;
-                    while (i < n) {
-                        int c = b[i] - '0';
-                        if (c < 0 || c > 9) {
-                            break;
-                        }
-                        d = d * 10 + c;
-                        i++;
+                    int k = digitCount(w);
+                    if (i + k >= n) {
+                        return NEED_MORE;
                     }
-                    if (i == start || i - start > 6) {
-                        return i >= n ? NEED_MORE : FALLBACK;
+                    if (k == 0 || k > 6) {
+                        return FALLBACK;
                     }
-                    device = d;
-                    if (i < n && b[i] == '\r') {
+                    device = (int) parseDigits(w, k);
+                    i += k;
+                    if (b[i] == '\r') {
                         i++;
                     }
                 }
                 case GROUP -> {
                     groupFrom = i;
-                    int len = lastGroupLen;
-                    if (len > 0 && i + len < n && b[i + len] == ',') {
-                        boolean equal;
-                        if (len <= 8 && i + 8 <= n) {
-                            // one 8-byte compare, masked to the group's length
-                            long mask = len == 8 ? -1L : (1L << (len * 8)) - 1;
-                            equal = (((long) LONGS.get(b, i)) & mask) == lastGroupWord;
-                        } else {
-                            int k = 0;
-                            while (k < len && b[i + k] == lastGroup[k]) {
-                                k++;
-                            }
-                            equal = k == len;
-                        }
-                        if (equal) {
-                            groupTo = i + len;
-                            i += len;
-                            same = true;
+                    while (true) {
+                        long w = word(b, i);
+                        long m = eq(w, COMMAS) | eq(w, NEWLINES);
+                        if (m != 0) {
+                            i += Long.numberOfTrailingZeros(m) >>> 3;
                             break;
+                        }
+                        i += 8;
+                        if (i >= n) {
+                            return NEED_MORE;
                         }
                     }
-                    while (i < n) {
-                        byte c = b[i];
-                        if (c == ',' || c == '\n') {
-                            break;
-                        }
-                        if (c == '"' || c == ' ' || c == '\t' || c == '\r') {
-                            return FALLBACK;
-                        }
-                        i++;
+                    if (i >= n) {
+                        return NEED_MORE;
                     }
                     groupTo = i;
-                    if (groupTo == groupFrom && i < n) {
+                    if (groupTo == groupFrom) {
                         return FALLBACK;
-                    }
-                    if (i < n && groupTo - groupFrom <= lastGroup.length) {
-                        System.arraycopy(b, groupFrom, lastGroup, 0, groupTo - groupFrom);
-                        lastGroupLen = groupTo - groupFrom;
-                        long word = 0;
-                        for (int k = Math.min(8, lastGroupLen) - 1; k >= 0; k--) {
-                            word = (word << 8) | (lastGroup[k] & 0xFF);
-                        }
-                        lastGroupWord = word;
                     }
                 }
                 case TS -> {
-                    long whole = 0;
-                    int start = i;
-                    if (i + 16 < n) {
-                        long hi = digits8(b, i);
-                        long lo = hi < 0 ? -1 : digits8(b, i + 8);
-                        if (lo >= 0) {
-                            whole = hi * 100_000_000L + lo;
-                            i += 16;
+                    tsStart = i;
+                    long w = word(b, i);
+                    long whole;
+                    int k = digitCount(w);
+                    if (k == 8) {
+                        long w2 = word(b, i + 8);
+                        int k2 = digitCount(w2);
+                        whole = parseDigits(w, 8) * POW10[k2] + parseDigits(w2, k2);
+                        i += 8 + k2;
+                        if (k2 == 8 && i < n && (b[i] - '0' & 0xFF) < 10) {
+                            return FALLBACK; // more than 16 digits
                         }
+                    } else if (k > 0) {
+                        whole = parseDigits(w, k);
+                        i += k;
+                    } else {
+                        return i >= n ? NEED_MORE : FALLBACK;
                     }
-                    while (i < n) {
-                        int c = b[i] - '0';
-                        if (c < 0 || c > 9) {
-                            break;
-                        }
-                        whole = whole * 10 + c;
-                        i++;
+                    if (i >= n) {
+                        return NEED_MORE;
                     }
-                    int digits = i - start;
                     long frac = 0;
-                    int fd = 0;
-                    if (i < n && b[i] == '.') {
+                    if (b[i] == '.') {
                         i++;
-                        while (i < n) {
-                            int c = b[i] - '0';
-                            if (c < 0 || c > 9) {
-                                break;
+                        long w3 = word(b, i);
+                        int f = digitCount(w3);
+                        int used = Math.min(f, 3);
+                        frac = parseDigits(w3, used) * POW10[3 - used];
+                        i += f;
+                        if (f == 8) {
+                            // very long fraction: digits after the third are dropped
+                            while (i < n && (b[i] - '0' & 0xFF) < 10) {
+                                i++;
                             }
-                            if (fd < 3) {
-                                frac = frac * 10 + c;
-                                fd++;
-                            }
-                            i++;
                         }
                     }
                     while (i < n && (b[i] == '\t' || b[i] == ' ' || b[i] == '\r')) {
                         i++;
                     }
-                    if (digits == 0 || digits > 16 || whole > Long.MAX_VALUE / 1000 - 1000) {
-                        return i >= n ? NEED_MORE : FALLBACK;
+                    if (i >= n) {
+                        return NEED_MORE;
                     }
-                    ts = whole * 1000 + frac * POW10[3 - fd];
+                    if (whole > Long.MAX_VALUE / 1000 - 1000) {
+                        return FALLBACK;
+                    }
+                    ts = whole * 1000 + frac;
                 }
                 default -> {
                     int k = kind - VALUE0;
                     int start = i;
-                    long m = 0;
-                    int digits = 0;
+                    long w = word(b, i);
+                    int d = digitCount(w);
+                    long m = parseDigits(w, d);
+                    i += d;
+                    int digits = d;
                     int scale = 0;
-                    while (i < n) {
-                        int c = b[i] - '0';
-                        if (c < 0 || c > 9) {
-                            break;
-                        }
-                        m = m * 10 + c;
-                        digits++;
-                        i++;
-                    }
-                    if (i < n && b[i] == '.') {
-                        i++;
+                    if (d == 8) {
+                        // a long integer part: the rest byte by byte
                         while (i < n) {
                             int c = b[i] - '0';
                             if (c < 0 || c > 9) {
@@ -329,8 +373,32 @@ final class FusedLineParser {
                             }
                             m = m * 10 + c;
                             digits++;
-                            scale++;
                             i++;
+                        }
+                    }
+                    if (i >= n) {
+                        return NEED_MORE;
+                    }
+                    boolean dot = b[i] == '.';
+                    if (dot) {
+                        i++;
+                        long w2 = word(b, i);
+                        int f = digitCount(w2);
+                        m = m * POW10[f] + parseDigits(w2, f);
+                        digits += f;
+                        scale = f;
+                        i += f;
+                        if (f == 8) {
+                            while (i < n) {
+                                int c = b[i] - '0';
+                                if (c < 0 || c > 9) {
+                                    break;
+                                }
+                                m = m * 10 + c;
+                                digits++;
+                                scale++;
+                                i++;
+                            }
                         }
                     }
                     int end = i;
@@ -341,7 +409,7 @@ final class FusedLineParser {
                         return NEED_MORE;
                     }
                     if (digits == 0) {
-                        if (b[i] == ',' || b[i] == '\n') {
+                        if (!dot && (b[i] == ',' || b[i] == '\n')) {
                             break; // empty cell: absent
                         }
                         return FALLBACK;
@@ -349,10 +417,10 @@ final class FusedLineParser {
                     if (digits > 17 || scale > 12) {
                         return FALLBACK;
                     }
+                    valueFrom[k] = start;
+                    valueTo[k] = end;
                     if (m == 0) {
                         values[k] = 0;
-                        valueFrom[k] = start;
-                        valueTo[k] = end;
                         break;
                     }
                     long unit = units[k];
@@ -361,18 +429,17 @@ final class FusedLineParser {
                     if (hi != 0 || lo < 0) {
                         return FALLBACK;
                     }
+                    if (scale == 0) {
+                        values[k] = lo;
+                        break;
+                    }
                     long div = POW10[scale];
                     long q = lo / div;
                     if ((lo - q * div) * 2 >= div) {
                         q++;
                     }
                     values[k] = q;
-                    valueFrom[k] = start;
-                    valueTo[k] = end;
                 }
-            }
-            if (i >= n) {
-                return NEED_MORE;
             }
             byte c = b[i];
             if (c == ',') {
@@ -382,11 +449,102 @@ final class FusedLineParser {
                 if (col + 1 < fieldCount) {
                     return FALLBACK;
                 }
-                handler.fused(b, groupFrom, groupTo, same, device, ts, values, valueFrom, valueTo, row);
+                SeriesStats[] stats = series(b, groupFrom, groupTo, device, row);
+                if (stats == FALLBACK_STATS) {
+                    return FALLBACK;
+                }
+                if (stats != null) {
+                    handler.fused(stats, b, ts, values, valueFrom, valueTo, row);
+                }
+                if (!laned) {
+                    remember(b, p, tsStart, device, groupFrom, groupTo);
+                }
                 return i + 1;
             } else {
                 return FALLBACK;
             }
         }
+    }
+
+    private void remember(byte[] b, int p, int tsStart, int device, int groupFrom, int groupTo) {
+        int len = tsStart - p;
+        if (!laneAllowed || len <= 0 || len > 16) {
+            laneLen = 0;
+            return;
+        }
+        laneM0 = FIRST_BYTES[Math.min(len, 8)];
+        laneW0 = word(b, p) & laneM0;
+        laneM1 = FIRST_BYTES[Math.max(len - 8, 0)];
+        laneW1 = len > 8 ? word(b, p + 8) & laneM1 : 0;
+        laneDevice = device;
+        laneGroupOff = groupFrom - p;
+        laneGroupLen = groupTo - groupFrom;
+        laneLen = len;
+    }
+
+    // ---- series of a group cell and device, interned by the cell's first 16 bytes as two words
+
+    private static final SeriesStats[] FALLBACK_STATS = new SeriesStats[0];
+    private static final int SLOTS = 1024;
+    private static final int MAX_ENTRIES = SLOTS / 2;
+    private final long[] slotW0 = new long[SLOTS];
+    private final long[] slotW1 = new long[SLOTS];
+    /** (device << 8 | length) + 1 of the entry in each slot; 0 = empty. */
+    private final long[] slotKey = new long[SLOTS];
+    private final SeriesStats[][] slotStats = new SeriesStats[SLOTS][];
+    private int entries;
+    private int lastSlot = -1;
+
+    /**
+     * The stats of the row's group and device: from the table when this (group cell, device)
+     * was seen before, else checked and resolved by the handler (which may warn and give null:
+     * such rows are not interned, so the warning repeats per row as on the general path).
+     * Group cells with quotes or blanks, or longer than 16 bytes, take the general path.
+     */
+    private SeriesStats[] series(byte[] b, int from, int to, int device, long row) {
+        int len = to - from;
+        if (len > 16) {
+            return FALLBACK_STATS;
+        }
+        long w0 = word(b, from);
+        long w1 = 0;
+        if (len < 8) {
+            w0 &= (1L << (len << 3)) - 1;
+        } else if (len > 8) {
+            w1 = word(b, from + 8);
+            if (len < 16) {
+                w1 &= (1L << ((len - 8) << 3)) - 1;
+            }
+        }
+        long key = ((long) device << 8 | len) + 1;
+        int last = lastSlot;
+        if (last >= 0 && slotKey[last] == key && slotW0[last] == w0 && slotW1[last] == w1) {
+            return slotStats[last];
+        }
+        long h = (w0 * 0x9E3779B97F4A7C15L) ^ (w1 * 0xC2B2AE3D27D4EB4FL) ^ (key * 0x165667B19E3779F9L);
+        int slot = (int) (h >>> 54); // 10 bits: SLOTS = 1024
+        while (slotKey[slot] != 0) {
+            if (slotKey[slot] == key && slotW0[slot] == w0 && slotW1[slot] == w1) {
+                lastSlot = slot;
+                return slotStats[slot];
+            }
+            slot = (slot + 1) & (SLOTS - 1);
+        }
+        for (int k = from; k < to; k++) {
+            byte c = b[k];
+            if (c == '"' || c == ' ' || c == '\t' || c == '\r') {
+                return FALLBACK_STATS;
+            }
+        }
+        SeriesStats[] stats = handler.resolve(b, from, to, device, row);
+        if (stats != null && entries < MAX_ENTRIES) {
+            slotKey[slot] = key;
+            slotW0[slot] = w0;
+            slotW1[slot] = w1;
+            slotStats[slot] = stats;
+            entries++;
+            lastSlot = slot;
+        }
+        return stats;
     }
 }

@@ -224,7 +224,7 @@ public final class MsprofFiles {
             for (int i = 0; i < names.size(); i++) {
                 if (s.atTsNs[i] != SeriesStats.NONE) {
                     at.put(names.get(i), new MsprofValueAt(names.get(i), s.instantsNs[i] / 1000L, s.atBytes[i],
-                            s.atText[i], us(s.atTsNs[i]), file, s.atRow[i]));
+                            s.atText(i), us(s.atTsNs[i]), file, s.atRow[i]));
                 }
             }
             boolean timed = s.minTsNs != Long.MAX_VALUE;

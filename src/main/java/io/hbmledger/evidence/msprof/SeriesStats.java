@@ -26,6 +26,9 @@ final class SeriesStats {
     final long[] atBytes;
     final long[] atRow;
     final String[] atText;
+    /** Bytes of each instant's cell when it came from the fast path (text made when asked); -1 = use atText. */
+    private final byte[][] atRaw;
+    private final int[] atRawLen;
 
     SeriesStats(long[] instantsNs) {
         this.instantsNs = instantsNs;
@@ -34,6 +37,9 @@ final class SeriesStats {
         atBytes = new long[n];
         atRow = new long[n];
         atText = new String[n];
+        atRaw = new byte[n][];
+        atRawLen = new int[n];
+        java.util.Arrays.fill(atRawLen, -1);
         java.util.Arrays.fill(atTsNs, NONE);
     }
 
@@ -69,6 +75,7 @@ final class SeriesStats {
                     atBytes[i] = bytes;
                     atRow[i] = row;
                     atText[i] = text.text();
+                    atRawLen[i] = -1;
                 }
             }
         }
@@ -100,7 +107,8 @@ final class SeriesStats {
                 atTsNs[i] = next.atTsNs[i];
                 atBytes[i] = next.atBytes[i];
                 atRow[i] = next.atRow[i] + rowOffset;
-                atText[i] = next.atText[i];
+                atText[i] = next.atText(i);
+                atRawLen[i] = -1;
             }
         }
     }
@@ -109,24 +117,49 @@ final class SeriesStats {
     private byte[] peakRaw;
     private int peakRawLen;
 
-    /** Adds one clean sample whose text is the ASCII cell {@code buf[from, to)}. */
-    void addRaw(long bytes, long tsNs, long row, byte[] buf, int from, int to, TextSource text) {
-        if (bytes > peak && instantsNs.length == 0) {
+    /**
+     * Adds one clean sample whose text is the ASCII cell {@code buf[from, to)} without making a
+     * String: the bytes of a new maximum or of an instant's value are kept and made text only
+     * when asked. Returns true (kept so callers may still route a sample to {@link #add}).
+     */
+    boolean addFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        samples++;
+        if (bytes > peak) {
             int len = to - from;
             if (peakRaw == null || peakRaw.length < len) {
                 peakRaw = new byte[Math.max(32, len)];
             }
             System.arraycopy(buf, from, peakRaw, 0, len);
             peakRawLen = len;
-            samples++;
             peak = bytes;
             peakText = null;
             peakRow = row;
             peakTsNs = tsNs;
-            timed(tsNs);
-            return;
         }
-        add(bytes, tsNs, row, text);
+        timed(tsNs);
+        for (int i = 0; i < instantsNs.length; i++) {
+            if (tsNs <= instantsNs[i] && tsNs >= atTsNs[i]) {
+                atTsNs[i] = tsNs;
+                atBytes[i] = bytes;
+                atRow[i] = row;
+                int len = to - from;
+                if (atRaw[i] == null || atRaw[i].length < len) {
+                    atRaw[i] = new byte[Math.max(32, len)];
+                }
+                System.arraycopy(buf, from, atRaw[i], 0, len);
+                atRawLen[i] = len;
+                atText[i] = null;
+            }
+        }
+        return true;
+    }
+
+    /** The value at instant {@code i} as written, or null when no sample was at or before it. */
+    String atText(int i) {
+        if (atText[i] == null && atRawLen[i] >= 0) {
+            atText[i] = new String(atRaw[i], 0, atRawLen[i], java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        return atText[i];
     }
 
     private void timed(long tsNs) {
