@@ -50,7 +50,7 @@ class AnalyzeBadInputTest {
         Path dir = run("    {\"file\": \"evidence/nowhere.txt\"}");
         CliRun r = CliRun.of("analyze", dir.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("nowhere.txt").contains("expected a regular file, found nothing");
+        assertThat(r.err()).contains("nowhere.txt").contains("expected a regular file or an msprof export directory, found nothing");
     }
 
     @Test
