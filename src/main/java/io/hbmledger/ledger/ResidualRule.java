@@ -20,11 +20,22 @@ final class ResidualRule implements DeviceRule {
             }
         }
         d.residual = d.used.bytes() - sum;
+        if (d.residual < 0) {
+            // A negative residual is a finding, not a remainder: describing it as uncovered memory
+            // would hide a double count.
+            d.residualNote = "negative: the counted lines add up to more than the device shows, so a part is"
+                    + " counted twice or was measured at another moment; vLLM prints figures rounded to 0.01 GiB,"
+                    + " which explains a few MiB per line at most";
+            return;
+        }
+        boolean splitByProfiler = d.hasKnownCounted(Component.HCCL);
         if (d.hasKnownCounted(Component.SERVER_PROCESSES) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
             d.residualNote = "0 by construction: the server's memory is not split here and outside_processes is used minus process memory";
         } else if (d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
             d.residualNote = "memory of the serving process that the listed components do not cover: "
-                    + (Accelerator.gpu(ev) ? "NCCL buffers, the CUDA context" : "HCCL buffers, CANN runtime workspace")
+                    + (Accelerator.gpu(ev) ? "NCCL buffers, the CUDA context"
+                            : splitByProfiler ? "CANN workspace outside the modules msprof measured"
+                            : "HCCL buffers, CANN runtime workspace")
                     + ", non-torch memory, rounding of vLLM's printed figures";
         } else {
             d.residualNote = "used minus the counted entries: driver growth since baseline, "

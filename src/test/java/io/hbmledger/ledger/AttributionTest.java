@@ -197,6 +197,22 @@ class AttributionTest {
     }
 
     @Test
+    void negativeResidualIsCalledADoubleCountNotUncoveredMemory() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("ready.txt", Observation.bytes("hbm_used", 10240 * MIB, 9, "10240").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        add("serve.log", Observation.bytes("weights", 8L << 30, 40, "8.00 GiB"));
+        add("serve.log", Observation.bytes("kv_cache_available", 4L << 30, 41, "4.00 GiB"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        DeviceLedger d = l.devices().get(0);
+        // used 10 GiB - (weights 8 GiB + KV 4 GiB) = -2 GiB = -2147483648 B
+        assertThat(d.residualBytes()).isEqualTo(-2147483648L);
+        assertThat(d.residualNote()).startsWith("negative:").contains("counted twice").doesNotContain("do not cover");
+    }
+
+    @Test
     void kvFromTokensOnlyWhenNothingBetter() {
         file("serve.log", "vllm-log", Moment.STARTUP);
         file("config.json", "model-config", Moment.STATIC);
