@@ -1,5 +1,7 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.run.AtomicFile;
+
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.modelconfig.ModelConfig;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
@@ -18,7 +20,6 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -122,12 +123,9 @@ public final class WeightsCommand implements Callable<Integer> {
         if (saveManifest != null) {
             StringWriter m = new StringWriter();
             ManifestJson.write(manifest, m);
-            Path tmp = saveManifest.resolveSibling(saveManifest.getFileName() + ".tmp");
             try {
-                Files.writeString(tmp, m.toString(), StandardCharsets.UTF_8);
-                Files.move(tmp, saveManifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                AtomicFile.write(saveManifest, m.toString().getBytes(StandardCharsets.UTF_8));
             } catch (IOException e) {
-                Files.deleteIfExists(tmp);
                 err.println("hbm-ledger: --save-manifest " + saveManifest + ": cannot write ("
                         + (e instanceof java.nio.file.NoSuchFileException ? "no such directory" : e.getClass().getSimpleName() + " " + e.getMessage())
                         + "); nothing was written. Name a file in a writable, existing directory");

@@ -1,15 +1,14 @@
 package io.hbmledger.sim;
 
+import io.hbmledger.run.AtomicFile;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,26 +167,7 @@ public final class SimStateStore {
     }
 
     private void store(SimState s) throws IOException {
-        Path target = home.resolve(STATE_FILE);
-        Path tmp = Files.createTempFile(home, ".state-", ".tmp");
-        try {
-            byte[] bytes = JSON.writeValueAsBytes(s);
-            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer buf = ByteBuffer.wrap(bytes);
-                while (buf.hasRemaining()) {
-                    out.write(buf);
-                }
-                out.force(true);
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        AtomicFile.write(home.resolve(STATE_FILE), JSON.writeValueAsBytes(s));
     }
 
     /**
