@@ -42,6 +42,12 @@ class ExecutionsTest {
         fake.env.put("FAKE_IGNORE_INT", "1");
         Executions ex = fake.executions(fake.host());
         ExecutionRecord rec = startReady(ex, "exec-int-ignored");
+        // the runtime directory holds the server's unmasked output: private to the user
+        Path runtime = Path.of(rec.runtimeDir());
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(runtime)))
+                .isEqualTo("rwx------");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                java.nio.file.Files.getPosixFilePermissions(runtime.resolve(Executions.LOG)))).isEqualTo("rw-------");
         Set<Long> members = fake.host().groupMembers(rec.pgid());
         // the fake server, plus its "worker" child (sleep 1000)
         assertThat(members).hasSizeGreaterThanOrEqualTo(2).contains(rec.pgid());
