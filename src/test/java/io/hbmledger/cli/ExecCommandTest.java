@@ -85,4 +85,18 @@ class ExecCommandTest {
         assertThat(run("exec", "status", "--state-dir", state, "nope")).isEqualTo(2);
         assertThat(err.toString()).contains("no execution 'nope' in " + state);
     }
+
+    @Test
+    void execHelpWrapsItsSentenceOnlyAtTheWidth() {
+        assertThat(run("exec", "--help")).isZero();
+        String help = out.toString();
+        // one sentence, wrapped by picocli at the usage width (80): no line of it ends short, as the
+        // old "with an id,\nits own runtime directory" did (a line break written into the text)
+        java.util.List<String> lines = help.lines().dropWhile(l -> !l.startsWith("Managed serving executions"))
+                .takeWhile(l -> !l.isBlank() && !l.startsWith("  -")).toList();
+        assertThat(String.join(" ", lines)).contains("with an id, its own runtime directory and process group; stop it");
+        for (String l : lines.subList(0, lines.size() - 1)) {
+            assertThat(l.length()).as(l).isGreaterThan(60);
+        }
+    }
 }
