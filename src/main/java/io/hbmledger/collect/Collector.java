@@ -760,7 +760,11 @@ public final class Collector {
             head = head.substring(0, cut);
         }
         List<String> lines = logTail == null ? List.of() : logTail.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-        List<String> why = lines.stream().filter(l -> l.matches("(?i).*(error|exception|out of memory|failed).*")).toList();
+        // the exception lines themselves ("RuntimeError: ...") first; traceback frames also carry ERROR prefixes
+        List<String> why = lines.stream().filter(l -> l.matches("(?i).*(\\w+(Error|Exception):|out of memory|No available memory).*")).toList();
+        if (why.isEmpty()) {
+            why = lines.stream().filter(l -> l.matches("(?i).*(error|exception|failed).*")).toList();
+        }
         List<String> shown = why.isEmpty() ? (lines.isEmpty() ? List.of() : List.of(lines.get(lines.size() - 1)))
                 : why.subList(Math.max(0, why.size() - 3), why.size());
         StringBuilder sb = new StringBuilder(head);
