@@ -26,9 +26,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger exec start|stop|status|list|logs}: managed serving executions on this host. */
 @Command(name = "exec", mixinStandardHelpOptions = true,
-        description = {"Managed serving executions: start a serving command (normally 'vllm serve ...') with an id,",
-            "its own runtime directory and process group; stop it (SIGINT, SIGTERM, SIGKILL to the group);",
-            "show its status, list executions, show its log."},
+        description = "Managed serving executions: start a serving command (normally 'vllm serve ...') with an id,"
+            + " its own runtime directory and process group; stop it (SIGINT, SIGTERM, SIGKILL to the group);"
+            + " show its status, list executions, show its log.",
         subcommands = {ExecCommand.Start.class, ExecCommand.Stop.class, ExecCommand.Status.class,
             ExecCommand.ListCmd.class, ExecCommand.Logs.class})
 public final class ExecCommand implements Runnable {
@@ -77,10 +77,12 @@ public final class ExecCommand implements Runnable {
     }
 
     @Command(name = "start", mixinStandardHelpOptions = true,
-            description = {"Start a serving command as a managed execution and wait until /health and /v1/models answer.",
+            description = {"Start a serving command as a managed execution (with VLLM_LOGGING_LEVEL=DEBUG unless --env sets it,"
+                + " so that vLLM prints its whole memory split) and wait until /health and /v1/models answer.",
                 "Example: hbm-ledger exec start --devices 0,1 --msprof -- vllm serve /models/Qwen2.5-7B -tp 2 --port 8000"},
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:started (and ready unless --no-wait)", "1:it died while starting or was not ready in time",
+            exitCodeList = {"0:started (and ready unless --no-wait)",
+                "1:it died while starting, or was not ready in time or refused the API key (then it is left running)",
                 "2:bad arguments"})
     static final class Start implements Callable<Integer> {
         @Mixin
@@ -100,7 +102,8 @@ public final class ExecCommand implements Runnable {
         boolean noWait;
         @Option(names = "--ready-timeout", paramLabel = "SECONDS", defaultValue = "1800", description = "default ${DEFAULT-VALUE}")
         double readyTimeout;
-        @Option(names = "--api-key-env", paramLabel = "VAR", description = "environment variable holding the server's API key, for the readiness probe")
+        @Option(names = "--api-key-env", paramLabel = "VAR", description = "environment variable holding the server's API key, for"
+                + " the readiness probe (default: the command's --api-key, else VLLM_API_KEY from --env or this environment)")
         String apiKeyEnv;
         @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "the serving command and its arguments, after --")
         List<String> command;
@@ -113,7 +116,11 @@ public final class ExecCommand implements Runnable {
             PrintWriter err = spec.commandLine().getErr();
             try {
                 Executions ex = state.executions();
-                ExecutionSpec es = ExecutionSpec.fromCommand(command, port, parseDevices(devices), env, msprofHz,
+                Map<String, String> serverEnv = new LinkedHashMap<>(env);
+                // as collect does: vLLM V1 prints its memory split (non-torch, activation peak) only at DEBUG,
+                // and a later 'collect --attach' reads it from this log
+                serverEnv.putIfAbsent("VLLM_LOGGING_LEVEL", "DEBUG");
+                ExecutionSpec es = ExecutionSpec.fromCommand(command, port, parseDevices(devices), serverEnv, msprofHz,
                         Path.of("").toAbsolutePath().toString());
                 String execId = id != null ? id : ex.store().newId();
                 if (ex.store().find(execId).isPresent()) {
@@ -126,14 +133,37 @@ public final class ExecCommand implements Runnable {
                 if (noWait) {
                     return 0;
                 }
-                String key = apiKeyEnv == null ? null : System.getenv(apiKeyEnv);
-                ex.awaitReady(rec, new ServerClient(ex.host().reach(rec.port()), key), seconds(readyTimeout));
+                String key = apiKey(es);
+                try {
+                    ex.awaitReady(rec, new ServerClient(ex.host().reach(rec.port()), key), seconds(readyTimeout),
+                            "give it to the probe with --api-key-env VAR (or in the command as --api-key)");
+                } catch (CollectException e) {
+                    String left = ex.alive(rec) ? "\nThe execution is left running; stop it with 'hbm-ledger exec stop " + rec.id()
+                            + (state.stateDir != null ? " --state-dir " + state.stateDir : "") + "'." : "";
+                    err.println("hbm-ledger exec start: " + e.getMessage() + left);
+                    return 1;
+                }
                 err.println("execution " + rec.id() + " is ready on port " + rec.port() + " (process group " + rec.pgid() + ")");
                 return 0;
             } catch (CollectException | IllegalArgumentException e) {
                 err.println("hbm-ledger exec start: " + e.getMessage());
                 return e instanceof IllegalArgumentException ? Main.EXIT_BAD_INPUT : 1;
             }
+        }
+
+        /** The key the readiness probe sends: --api-key-env, else the command's --api-key, else VLLM_API_KEY. */
+        private String apiKey(ExecutionSpec es) {
+            if (apiKeyEnv != null) {
+                String v = System.getenv(apiKeyEnv);
+                if (v == null) {
+                    throw new CollectException("--api-key-env " + apiKeyEnv + " names a variable that is not set");
+                }
+                return v;
+            }
+            if (es.apiKey() != null) {
+                return es.apiKey();
+            }
+            return env.containsKey("VLLM_API_KEY") ? env.get("VLLM_API_KEY") : System.getenv("VLLM_API_KEY");
         }
     }
 
@@ -193,8 +223,10 @@ public final class ExecCommand implements Runnable {
                 out.println("state:     " + rec.state() + (alive ? " (process group " + rec.pgid() + " alive)" : " (no process left)"));
                 if (alive) {
                     ServerClient c = new ServerClient(ex.host().reach(rec.port()), null);
+                    int models = c.status("/v1/models", Duration.ofSeconds(3));
                     out.println("answers:   /health " + (c.answers("/health", Duration.ofSeconds(3)) ? "yes" : "no")
-                            + ", /v1/models " + (c.answers("/v1/models", Duration.ofSeconds(3)) ? "yes" : "no"));
+                            + ", /v1/models " + (models == 200 ? "yes" : models == 401 || models == 403
+                                    ? "yes, " + models + " without an API key (the server is guarded by --api-key)" : "no"));
                 }
                 out.println("port:      " + rec.port());
                 out.println("model:     " + rec.model());
@@ -247,7 +279,10 @@ public final class ExecCommand implements Runnable {
         public Integer call() throws IOException {
             try {
                 Executions ex = state.executions();
-                spec.commandLine().getOut().print(ex.tail(ex.store().get(id), lines));
+                PrintWriter out = spec.commandLine().getOut();
+                out.print(ex.tail(ex.store().get(id), lines));
+                // picocli's writer flushes on println only: without this the lines are lost at exit
+                out.flush();
                 return 0;
             } catch (CollectException | IllegalArgumentException e) {
                 spec.commandLine().getErr().println("hbm-ledger exec logs: " + e.getMessage());

@@ -49,6 +49,8 @@ public final class Collector {
     private volatile ExecutionRecord ours;       // started by this run: stop it on the way out
     private volatile ExecutionRecord execution;  // the execution measured (ours or attached)
     private boolean interrupted;
+    private volatile Workload load;              // the load running now, cancelled by an interrupt
+    private boolean discarded;                   // a refused run: run.json removed
 
     public Collector(Host host, Executions executions, CollectSettings settings, PrintStream out) {
         this.host = host;
@@ -60,7 +62,7 @@ public final class Collector {
 
     /** The run journal, once the run directory exists. */
     public RunJournal journal() {
-        return journal;
+        return discarded ? null : journal;
     }
 
     // ---------------------------------------------------------------- standalone
@@ -109,7 +111,8 @@ public final class Collector {
             phase("ready");
             ServerClient client = new ServerClient(host.reach(spec.port()), apiKey);
             try {
-                execution = executions.awaitReady(execution, client, s.readyTimeout());
+                execution = executions.awaitReady(execution, client, s.readyTimeout(),
+                        "pass the key with --api-key-env VAR, or keep --api-key in the command");
                 ours = execution;
             } catch (CollectException e) {
                 failedStart(e);
@@ -153,6 +156,11 @@ public final class Collector {
             }
             preflight(rec.devices(), runId, false);
             ServerClient client = new ServerClient(host.reach(rec.port()), s.apiKey());
+            String unauthorized = ServerClient.unauthorizedHint(client.status("/v1/models", Duration.ofSeconds(5)), "/v1/models",
+                    "pass the key with --api-key-env VAR");
+            if (unauthorized != null) {
+                throw refuse("execution " + rec.id() + ": " + unauthorized);
+            }
             if (!(client.answers("/health", Duration.ofSeconds(5)) && client.answers("/v1/models", Duration.ofSeconds(5)))) {
                 throw refuse("execution " + rec.id() + " is alive but /health and /v1/models on port " + rec.port()
                         + " do not both answer 200 yet; wait until it is ready");
@@ -254,6 +262,10 @@ public final class Collector {
             mine = ours;
             reached = phase;
         }
+        Workload running = load;
+        if (running != null) {
+            running.cancel();
+        }
         try {
             if (journal != null) {
                 journal.phase(reached);
@@ -350,7 +362,14 @@ public final class Collector {
         t.start();
         List<Workload.Result> results;
         try {
-            results = new Workload(client, s.workload()).run(model);
+            Workload w = new Workload(client, s.workload());
+            load = w;
+            synchronized (this) {
+                if (interrupted) {
+                    w.cancel();
+                }
+            }
+            results = w.run(model);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CollectException("interrupted during the load", e);
@@ -364,8 +383,13 @@ public final class Collector {
         }
         journal.moment("load_end", RunJournal.now());
         writeWorkload(results, model);
-        long failed = results.stream().filter(r -> !r.ok()).count();
-        if (failed > 0) {
+        // requests cut by an interrupt are the collector's doing, not the server's: not failures
+        long failed = results.stream().filter(r -> !r.ok() && !r.cancelled()).count();
+        boolean stopping;
+        synchronized (this) {
+            stopping = interrupted;
+        }
+        if (failed > 0 && !stopping) {
             journal.reason(failed + " of " + results.size() + " load requests failed (see workload.json)");
         }
         journal.save();
@@ -397,6 +421,7 @@ public final class Collector {
         summary.put("file", "workload.json");
         summary.put("requests", results.size());
         summary.put("ok", ok);
+        summary.put("cancelled", results.stream().filter(Workload.Result::cancelled).count());
         summary.put("input_tokens", ws.inputTokens());
         summary.put("output_tokens", ws.outputTokens());
         summary.put("concurrency", ws.concurrency());
@@ -558,6 +583,13 @@ public final class Collector {
                 return Outcome.FAILED;
             }
         }
+        if (outcome == Outcome.REFUSED && ours == null) {
+            // nothing was taken or started: leave nothing that blocks a retry with the same --out
+            journal.discard();
+            discarded = true;
+            out.println("hbm-ledger collect: refused; nothing was started and " + journal.runDir() + " holds no run");
+            return outcome;
+        }
         journal.status("failed");
         journal.reason("failed in phase " + phase + ": " + msg);
         journal.save();
@@ -578,16 +610,24 @@ public final class Collector {
     private void failedStart(CollectException e) throws IOException {
         out.println("hbm-ledger collect: " + redactor.text(e.getMessage()));
         journal.status("failed");
-        journal.reason("server failed to start: " + redactor.text(firstLine(e.getMessage())));
+        String log = "";
+        try {
+            log = executions.tail(execution, 20);
+        } catch (IOException | RuntimeException unreadable) {
+            // the reason then names the log without its lines
+        }
+        journal.reason("server failed to start: " + redactor.text(startFailure(e.getMessage(), log)));
         if (executions.alive(execution)) {
             stopOurs(s.stop());
         }
         ours = null;
         execution = executions.store().get(execution.id());
         copyRuntime();
-        // a start that died holds the evidence of the failure (often an out-of-memory trace)
-        journal.evidence("execution/" + execution.log(), "oom", RunJournal.now(),
-                "server log of execution " + execution.id() + ", which exited while starting");
+        // a start that died holds the evidence of the failure; "oom" only when it says out of memory
+        String saved = Files.exists(journal.runDir().resolve("execution").resolve(execution.log()))
+                ? Files.readString(journal.runDir().resolve("execution").resolve(execution.log()), StandardCharsets.UTF_8) : log;
+        journal.evidence("execution/" + execution.log(), OUT_OF_MEMORY.matcher(saved).find() ? "oom" : "startup",
+                RunJournal.now(), "server log of execution " + execution.id() + ", which exited while starting");
         journal.save();
     }
 
@@ -702,6 +742,44 @@ public final class Collector {
         String[] lines = s.strip().split("\\R");
         return lines.length == 0 ? "" : lines[lines.length - 1];
     }
+
+    // torch_npu "NPU out of memory", torch "CUDA out of memory" / OutOfMemoryError, vLLM "No available
+    // memory for the cache blocks" (vllm/v1/core/kv_cache_utils.py), CANN "207018"-style "out of memory" texts
+    static final java.util.regex.Pattern OUT_OF_MEMORY = java.util.regex.Pattern.compile(
+            "(?i)out of memory|OutOfMemoryError|No available memory for the cache blocks");
+
+    /**
+     * One line for run.json: the first line of the failure without its dangling "last lines of LOG:",
+     * then the log's last lines that say why (error lines and tracebacks' last line), or its very last line.
+     */
+    static String startFailure(String message, String logTail) {
+        String head = firstLine(message == null ? "" : message).strip();
+        int cut = head.lastIndexOf("; last lines of ");
+        String logName = cut >= 0 ? head.substring(cut + "; last lines of ".length()).replaceAll(":$", "") : null;
+        if (cut >= 0) {
+            head = head.substring(0, cut);
+        }
+        List<String> lines = logTail == null ? List.of() : logTail.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        // the exception lines themselves ("RuntimeError: ...") first; traceback frames also carry ERROR prefixes
+        List<String> why = lines.stream().filter(l -> l.matches("(?i).*(\\w+(Error|Exception):|out of memory|No available memory).*")).toList();
+        if (why.isEmpty()) {
+            why = lines.stream().filter(l -> l.matches("(?i).*(error|exception|failed).*")).toList();
+        }
+        List<String> shown = why.isEmpty() ? (lines.isEmpty() ? List.of() : List.of(lines.get(lines.size() - 1)))
+                : why.subList(Math.max(0, why.size() - 3), why.size());
+        StringBuilder sb = new StringBuilder(head);
+        if (!shown.isEmpty()) {
+            sb.append("; the log says: ").append(String.join(" | ", shown));
+        } else if (logName != null) {
+            sb.append("; its log is empty");
+        }
+        if (logName != null) {
+            sb.append(" (").append(logName).append(", copied to execution/").append(LOG_NAME).append(")");
+        }
+        return sb.toString();
+    }
+
+    private static final String LOG_NAME = Executions.LOG;
 
     private static String firstLine(String s) {
         int nl = s.indexOf('\n');

@@ -47,12 +47,21 @@ public record ExecutionSpec(List<String> command, int port, String model, int tp
             throw new CollectException("--port " + portOverride + " given to hbm-ledger but the command says --port " + port
                     + "; give one of them");
         }
+        // vLLM runs tp x pp workers per data-parallel rank, and --data-parallel-size-local of those
+        // ranks on this node (vllm/engine/arg_utils.py: world_size = pipeline x tensor parallel size)
+        int pp = intOption(command, "--pipeline-parallel-size", intOption(command, "-pp", 1));
+        int dpLocal = intOption(command, "--data-parallel-size-local", intOption(command, "-dpl", dp));
+        int needed = tp * pp * dpLocal;
         List<Integer> devs = devices;
         if (devs == null || devs.isEmpty()) {
             devs = new ArrayList<>();
-            for (int i = 0; i < tp * dp; i++) {
+            for (int i = 0; i < needed; i++) {
                 devs.add(i);
             }
+        } else if (devs.size() < needed) {
+            throw new IllegalArgumentException("the command needs " + needed + " devices (TP " + tp
+                    + (pp > 1 ? " x PP " + pp : "") + (dpLocal > 1 ? " x DP " + dpLocal : "") + ") but --devices gives "
+                    + devs.size() + " (" + devs + "); give " + needed + " device ids or lower the parallel sizes");
         }
         return new ExecutionSpec(List.copyOf(command), p, model, tp, dp, ep, List.copyOf(devs), Map.copyOf(env),
                 msprofHz, workDir);

@@ -125,6 +125,15 @@ public final class Executions {
      * log lines, when the group dies; fails with the same lines after {@code timeout} (wall clock).
      */
     public ExecutionRecord awaitReady(ExecutionRecord rec, ServerClient client, Duration timeout) throws IOException {
+        return awaitReady(rec, client, timeout, "give the key to hbm-ledger (--api-key, or --api-key-env VAR)");
+    }
+
+    /**
+     * As {@link #awaitReady(ExecutionRecord, ServerClient, Duration)}; a 401 or 403 from /v1/models
+     * fails at once (waiting never helps), saying {@code howToGiveKey}.
+     */
+    public ExecutionRecord awaitReady(ExecutionRecord rec, ServerClient client, Duration timeout, String howToGiveKey)
+            throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Duration probe = Duration.ofSeconds(2);
         while (true) {
@@ -134,7 +143,12 @@ public final class Executions {
                 throw new CollectException("execution " + rec.id() + " exited while starting; last lines of "
                         + rec.runtimeDir() + "/" + LOG + ":\n" + tail(rec, 20));
             }
-            if (client.answers("/health", probe) && client.answers("/v1/models", probe)) {
+            int models = client.answers("/health", probe) ? client.status("/v1/models", probe) : 0;
+            String unauthorized = ServerClient.unauthorizedHint(models, "/v1/models", howToGiveKey);
+            if (unauthorized != null) {
+                throw new CollectException("execution " + rec.id() + " is up but not usable: " + unauthorized);
+            }
+            if (models == 200) {
                 Set<Long> pids = members(rec);
                 ExecutionRecord ready = rec.withState("ready", null).withServerPids(List.copyOf(pids));
                 store.save(ready);

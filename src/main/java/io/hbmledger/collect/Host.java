@@ -44,7 +44,10 @@ public interface Host extends AutoCloseable {
     /** Sends {@code signal} (INT, TERM, KILL) to every process of group {@code pgid}. */
     void signalGroup(long pgid, String signal) throws IOException;
 
-    /** Creates a directory and its parents. */
+    /**
+     * Creates a directory and its parents; the directory itself is made private (mode 700): a runtime
+     * directory holds the server's own, unmasked output (vLLM prints its --api-key in clear).
+     */
     void mkdirs(String dir) throws IOException;
 
     /** Reads a small text file, or null when it does not exist. */

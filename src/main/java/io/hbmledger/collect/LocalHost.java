@@ -145,7 +145,15 @@ public final class LocalHost implements Host {
         pb.environment().putAll(env);
         pb.directory(new File(workDir));
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(logFile)));
+        // the server's own output is unmasked (vLLM prints its --api-key in clear): readable by the user only
+        Path log = Path.of(logFile);
+        if (!Files.exists(log)) {
+            Files.createFile(log, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        } else {
+            Files.setPosixFilePermissions(log, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        }
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.redirectErrorStream(true);
         Process p = pb.start();
         return p.pid();
@@ -203,7 +211,8 @@ public final class LocalHost implements Host {
 
     @Override
     public void mkdirs(String dir) throws IOException {
-        Files.createDirectories(Path.of(dir));
+        Path d = Files.createDirectories(Path.of(dir));
+        Files.setPosixFilePermissions(d, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     }
 
     @Override

@@ -33,6 +33,25 @@ public final class RunJournal {
     private RunManifest m;
     private boolean sealed;
 
+    private boolean createdDir;
+
+    /**
+     * Undoes {@link #create} for a run refused before it took anything: removes run.json, and the
+     * directory when create made it and nothing else is in it, so that the same --out can be used again.
+     * Later saves are ignored.
+     */
+    public synchronized void discard() throws IOException {
+        sealed = true;
+        Files.deleteIfExists(runDir.resolve(FILE));
+        if (createdDir) {
+            try (java.util.stream.Stream<Path> left = Files.list(runDir)) {
+                if (left.findAny().isEmpty()) {
+                    Files.delete(runDir);
+                }
+            }
+        }
+    }
+
     private RunJournal(Path runDir, RunManifest m) {
         this.runDir = runDir;
         this.m = m;
@@ -44,6 +63,7 @@ public final class RunJournal {
             throw new CollectException(runDir.resolve(FILE) + " already exists; choose a new --out directory or use --resume "
                     + runDir + " to continue that run");
         }
+        boolean existed = Files.isDirectory(runDir);
         Files.createDirectories(runDir);
         String now = now();
         RunManifest m = RunManifest.of(Deployment.of(null, null, null, List.of()).withAccelerator("ascend"), List.of())
@@ -51,6 +71,7 @@ public final class RunJournal {
                 .withStatus("running", "preflight", List.of())
                 .withTimes(now, now);
         RunJournal j = new RunJournal(runDir, m);
+        j.createdDir = !existed;
         j.save();
         return j;
     }

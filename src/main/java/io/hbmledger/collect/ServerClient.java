@@ -46,15 +46,34 @@ public final class ServerClient {
 
     /** True when GET path answers 200 within the timeout. */
     public boolean answers(String path, Duration timeout) {
+        return status(path, timeout) == 200;
+    }
+
+    /** The HTTP status of GET path, or 0 when nothing answered within the timeout. */
+    public int status(String path, Duration timeout) {
         try {
             HttpResponse<Void> r = http.send(request(path, timeout).GET().build(), HttpResponse.BodyHandlers.discarding());
-            return r.statusCode() == 200;
+            return r.statusCode();
         } catch (IOException e) {
-            return false;
+            return 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return 0;
         }
+    }
+
+    /**
+     * A hint for a 401 or 403 answer: vLLM's api_server guards /v1/* with --api-key (or VLLM_API_KEY) and
+     * answers 401 to a request without the matching "Authorization: Bearer" header; waiting never helps.
+     * Null for any other status.
+     */
+    public static String unauthorizedHint(int status, String path, String howToGiveKey) {
+        if (status != 401 && status != 403) {
+            return null;
+        }
+        return path + " answers " + status + (status == 401 ? " Unauthorized" : " Forbidden")
+                + ": the server was started with an API key (--api-key or VLLM_API_KEY) and the request carried none or"
+                + " another one; " + howToGiveKey;
     }
 
     /** The first model id listed by /v1/models, or null. */

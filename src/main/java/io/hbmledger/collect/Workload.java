@@ -48,6 +48,23 @@ public final class Workload {
         public boolean ok() {
             return error == null && status == 200;
         }
+
+        /** Cut short by {@link Workload#cancel}: the collection was interrupted; not a failure of the server. */
+        public boolean cancelled() {
+            return error != null && error.startsWith(CANCELLED);
+        }
+    }
+
+    static final String CANCELLED = "cancelled: the collection was interrupted";
+
+    private final AtomicBoolean cancelled = new AtomicBoolean();
+
+    /**
+     * Stops the load: no further request is sent, and requests in flight, whatever becomes of them
+     * (the server is being stopped), are recorded as cancelled rather than failed.
+     */
+    public void cancel() {
+        cancelled.set(true);
     }
 
     private final ServerClient client;
@@ -126,6 +143,15 @@ public final class Workload {
     }
 
     private Result one(int index, String body, ScheduledExecutorService timer) {
+        if (cancelled.get()) {
+            return new Result(index, 0, 0, 0, -1, -1, CANCELLED + " before this request was sent");
+        }
+        Result r = send(index, body, timer);
+        return cancelled.get() && !r.ok() ? new Result(index, r.status(), r.chunks(), r.bytes(), r.firstByteMs(), r.totalMs(),
+                CANCELLED + " while this request ran (" + r.error() + ")") : r;
+    }
+
+    private Result send(int index, String body, ScheduledExecutorService timer) {
         String path = "chat".equals(spec.api()) ? "/v1/chat/completions" : "/v1/completions";
         long t0 = System.nanoTime();
         HttpRequest req = client.request(path, spec.idleTimeout())

@@ -23,7 +23,8 @@ class ExecCommandTest {
 
     int run(String... args) {
         CommandLine cl = Main.newCommandLine();
-        cl.setOut(new PrintWriter(out, true));
+        // buffered and flushed on println only, like picocli's default writer over System.out
+        cl.setOut(new PrintWriter(new java.io.BufferedWriter(out), true));
         cl.setErr(new PrintWriter(err, true));
         return cl.execute(args);
     }
@@ -31,6 +32,7 @@ class ExecCommandTest {
     @AfterEach
     void stopLeftovers() {
         run("exec", "stop", "--state-dir", tmp.toString(), "--int-timeout", "2", "--term-timeout", "2", "e1");
+        run("exec", "stop", "--state-dir", tmp.toString(), "--int-timeout", "2", "--term-timeout", "2", "e2");
     }
 
     @Test
@@ -53,8 +55,27 @@ class ExecCommandTest {
         assertThat(run("exec", "list", "--state-dir", state)).isZero();
         assertThat(out.toString()).containsPattern("e1\\s+ready\\s+yes\\s+" + port);
 
+        int before = out.toString().length();
         assertThat(run("exec", "logs", "--state-dir", state, "-n", "5", "e1")).isZero();
-        assertThat(out.toString()).contains("Starting vLLM API server").doesNotContain("sk-secret-99");
+        // the fake server prints its environment: exec start sets DEBUG as collect does, for V1's memory split
+        assertThat(out.toString().substring(before)).contains("Starting vLLM API server", "VLLM_LOGGING_LEVEL=DEBUG")
+                .doesNotContain("sk-secret-99");
+
+        // a probe with the wrong key (PATH's value) gets 401: it fails at once with a hint, and says the
+        // execution is left running
+        int port2;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port2 = s.getLocalPort();
+        }
+        err.getBuffer().setLength(0);
+        assertThat(run("exec", "start", "--state-dir", state, "--id", "e2", "--devices", "1", "--ready-timeout", "20",
+                "--api-key-env", "PATH", "--", VLLM, "serve", "m2", "--api-key", "sk-secret-77", "--port",
+                Integer.toString(port2))).isEqualTo(1);
+        assertThat(err.toString()).contains("/v1/models answers 401 Unauthorized", "--api-key-env",
+                "left running; stop it with 'hbm-ledger exec stop e2 --state-dir " + state + "'")
+                .doesNotContain("not ready after");
+        assertThat(run("exec", "status", "--state-dir", state, "e2")).isZero();
+        assertThat(out.toString()).contains("/v1/models yes, 401 without an API key");
 
         assertThat(run("exec", "stop", "--state-dir", state, "e1")).isZero();
         assertThat(out.toString()).contains("e1: stopped after SIGINT");
@@ -63,5 +84,19 @@ class ExecCommandTest {
 
         assertThat(run("exec", "status", "--state-dir", state, "nope")).isEqualTo(2);
         assertThat(err.toString()).contains("no execution 'nope' in " + state);
+    }
+
+    @Test
+    void execHelpWrapsItsSentenceOnlyAtTheWidth() {
+        assertThat(run("exec", "--help")).isZero();
+        String help = out.toString();
+        // one sentence, wrapped by picocli at the usage width (80): no line of it ends short, as the
+        // old "with an id,\nits own runtime directory" did (a line break written into the text)
+        java.util.List<String> lines = help.lines().dropWhile(l -> !l.startsWith("Managed serving executions"))
+                .takeWhile(l -> !l.isBlank() && !l.startsWith("  -")).toList();
+        assertThat(String.join(" ", lines)).contains("with an id, its own runtime directory and process group; stop it");
+        for (String l : lines.subList(0, lines.size() - 1)) {
+            assertThat(l.length()).as(l).isGreaterThan(60);
+        }
     }
 }

@@ -114,7 +114,9 @@ class CollectInterruptTest {
         assertThat(m.path("phase").asText()).as(out).isEqualTo(phase);
         if (!signal.equals("KILL")) {
             assertThat(m.path("status").asText()).isEqualTo("failed");
-            assertThat(m.path("incomplete_reasons").toString()).contains("interrupted (SIGINT or SIGTERM) during phase " + phase);
+            assertThat(m.path("incomplete_reasons").toString()).contains("interrupted (SIGINT or SIGTERM) during phase " + phase)
+                    // requests cut by the interrupt are cancelled, not failures of the server
+                    .doesNotContain("load requests failed");
         }
         // SIGKILL gives the JVM no chance: the guard started beside the server stops it (INT, TERM, KILL)
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);

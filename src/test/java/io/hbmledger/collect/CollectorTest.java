@@ -229,9 +229,8 @@ class CollectorTest {
             Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, spec(model(), List.of(0, 1)));
             assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
             assertThat(fake.output()).contains("device 1 on local is already being collected by collection run-first (pid 4242)");
-            RunManifest m = RunDirectory.open(run).manifest();
-            assertThat(m.status()).isEqualTo("failed");
-            assertThat(m.phase()).isEqualTo("preflight");
+            // a refusal leaves no run directory that would block a retry with the same --out
+            assertThat(run).doesNotExist();
             assertThat(fake.store().list()).isEmpty();   // nothing was started
         }
         // the lock of device 0 taken by the refused run was given back
@@ -253,6 +252,10 @@ class CollectorTest {
             assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
             assertThat(fake.output()).contains("device 3: pid " + other.pid() + " python3 (4096 MB)");
             assertThat(fake.store().list()).isEmpty();
+            // an --out the user made beforehand is kept, only without run.json
+            Path own = Files.createDirectories(tmp.resolve("own"));
+            assertThat(fake.collector(FakeAscend.fast()).standalone(own, spec(model(), List.of(3)))).isEqualTo(Collector.Outcome.REFUSED);
+            assertThat(own).isEmptyDirectory();
         } finally {
             other.destroyForcibly();
         }
@@ -269,8 +272,20 @@ class CollectorTest {
         RunManifest m = RunDirectory.open(run).manifest();
         assertThat(m.status()).isEqualTo("failed");
         assertThat(moments(m, "oom")).containsExactly("execution/server.log");
-        assertThat(m.incompleteReasons().get(0)).startsWith("server failed to start: execution ");
+        // the reason carries the log's error line, not a dangling "last lines of ...:"
+        assertThat(m.incompleteReasons().get(0)).startsWith("server failed to start: execution ")
+                .contains("the log says: ERROR fake-vllm: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB")
+                .doesNotEndWith(":");
         assertThat(fake.nothingAlive()).isTrue();
+
+        // a death that is not an out-of-memory is a start-up log, not "oom"
+        fake.env.put("FAKE_DIE_ON_START", "runtime");
+        Path run2 = tmp.resolve("run2");
+        assertThat(fake.collector(FakeAscend.fast()).standalone(run2, spec(model(), List.of(0)))).isEqualTo(Collector.Outcome.FAILED);
+        RunManifest m2 = RunDirectory.open(run2).manifest();
+        assertThat(moments(m2, "oom")).isEmpty();
+        assertThat(moments(m2, "startup")).containsExactly("execution/server.log");
+        assertThat(m2.incompleteReasons().get(0)).contains("RuntimeError: Engine core initialization failed");
     }
 
     @Test
@@ -280,10 +295,18 @@ class CollectorTest {
         ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", model().toString(), "--api-key", SECRET,
                 "--port", Integer.toString(port)), null, List.of(0, 1), Map.of(), 50, tmp.toString());
         ExecutionRecord rec = ex.awaitReady(ex.start(es, "exec-attach-test", "exec start"),
-                new ServerClient(host.reach(port), null), Duration.ofSeconds(20));
+                new ServerClient(host.reach(port), SECRET), Duration.ofSeconds(20));
         Path run = tmp.resolve("run");
 
-        Collector.Outcome o = fake.collector(FakeAscend.fast()).attach(run, rec.id());
+        // without the key the server answers 401: refused at once with a hint, and no run left behind
+        assertThat(fake.collector(FakeAscend.fast()).attach(run, rec.id())).isEqualTo(Collector.Outcome.REFUSED);
+        assertThat(fake.output()).contains("/v1/models answers 401 Unauthorized", "--api-key-env").doesNotContain("wait until");
+        assertThat(run).doesNotExist();
+
+        CollectSettings fs = FakeAscend.fast();
+        Collector.Outcome o = fake.collector(new CollectSettings(fs.baselineSamples(), fs.readySamples(), fs.afterSamples(),
+                fs.sampleInterval(), fs.loadInterval(), fs.npuSmiTimeout(), fs.readyTimeout(), fs.exportTimeout(), fs.copyTimeout(),
+                fs.msprofHz(), fs.stop(), fs.workload(), SECRET)).attach(run, rec.id());
 
         assertThat(o).as(fake.output()).isEqualTo(Collector.Outcome.INCOMPLETE);
         assertThat(ex.alive(rec)).isTrue();

@@ -42,6 +42,12 @@ class ExecutionsTest {
         fake.env.put("FAKE_IGNORE_INT", "1");
         Executions ex = fake.executions(fake.host());
         ExecutionRecord rec = startReady(ex, "exec-int-ignored");
+        // the runtime directory holds the server's unmasked output: private to the user
+        Path runtime = Path.of(rec.runtimeDir());
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(runtime)))
+                .isEqualTo("rwx------");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                java.nio.file.Files.getPosixFilePermissions(runtime.resolve(Executions.LOG)))).isEqualTo("rw-------");
         Set<Long> members = fake.host().groupMembers(rec.pgid());
         // the fake server, plus its "worker" child (sleep 1000)
         assertThat(members).hasSizeGreaterThanOrEqualTo(2).contains(rec.pgid());
@@ -113,6 +119,15 @@ class ExecutionsTest {
         assertThat(es.ep()).isTrue();
         // default devices: 0 .. tp*dp-1 = 0..7
         assertThat(es.devices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        // TP 4 on 2 devices would fail only after the baseline and the start: refused up front
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "4"), null, List.of(0, 1), Map.of(),
+                null, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("needs 4 devices (TP 4) but --devices gives 2 ([0, 1])");
+        // TP 2 x PP 2 x DP 2 = 8 devices: 6 are too few, and the default is 0..7
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "2", "-pp", "2", "-dp", "2"), null,
+                List.of(0, 1, 2, 3, 4, 5), Map.of(), null, null)).hasMessageContaining("needs 8 devices (TP 2 x PP 2 x DP 2)");
+        assertThat(ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "2", "-pp", "2", "-dp", "2"), null, null, Map.of(),
+                null, null).devices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
         assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--port", "80"), 81, null, Map.of(), null, null))
                 .hasMessageContaining("--port 81 given to hbm-ledger but the command says --port 80");
     }

@@ -198,7 +198,8 @@ public final class SshHost implements Host {
         // A background job of a shell without job control starts with SIGINT ignored, and a server
         // that ignores SIGINT cannot be stopped gently. With job control (set -m) bash puts the job
         // in its own process group, signals left as they were, and $! is that group's id.
-        String inner = "set -m; " + remote(argv, extraEnv) + " >>" + ShellQuote.quote(logFile) + " 2>&1 </dev/null & echo $!";
+        // umask 077: the log and msprof output hold the server's unmasked output; only the user reads them
+        String inner = "set -m; umask 077; " + remote(argv, extraEnv) + " >>" + ShellQuote.quote(logFile) + " 2>&1 </dev/null & echo $!";
         String cmd = "cd " + ShellQuote.quote(workDir) + " && bash -c " + ShellQuote.quote(inner);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -247,7 +248,8 @@ public final class SshHost implements Host {
 
     @Override
     public void mkdirs(String dir) throws IOException {
-        CommandResult r = run(List.of("mkdir", "-p", "--", dir), Map.of(), Duration.ofSeconds(20));
+        CommandResult r = run(List.of("sh", "-c", "mkdir -p -- \"$1\" && chmod 700 -- \"$1\"", "sh", dir), Map.of(),
+                Duration.ofSeconds(20));
         if (!r.ok()) {
             throw new IOException("mkdir " + dir + " on " + name + ": " + r.stderrText().strip());
         }
