@@ -85,6 +85,11 @@ class ExecutionsTest {
             long pgid = other.pid();
             String start = fake.host().startTime(pgid);
             assertThat(start).isNotNull();
+            // setsid(2) runs in the child a moment after start(): wait for the group to exist
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (fake.host().groupMembers(pgid).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
             assertThat(fake.host().groupMembers(pgid)).containsExactly(pgid);
             // a record of an execution that had the same id but started at another time
             ExecutionRecord stale = new ExecutionRecord(ExecutionRecord.SCHEMA, "exec-old", "local", tmp.toString(),

@@ -68,6 +68,10 @@ class MsprofLedgerEndToEndTest {
         SimProcess p = SimProcess.start(dir.resolve("logs"), MsprofSim.class, args, Map.of("ASCEND_RT_VISIBLE_DEVICES", "2,3"));
         started.add(p);
         p.awaitOutput("Application startup complete.", LONG);
+        // The simulated sampler can stall for a few hundred ms on a loaded machine; the ready
+        // instant is taken once it has surely sampled the finished start-up (graph pool included),
+        // as collect takes its ready moment after the server answers.
+        Thread.sleep(1000);
         Instant ready = Instant.now();
         Thread.sleep(300);
         Instant loadStart = Instant.now();
