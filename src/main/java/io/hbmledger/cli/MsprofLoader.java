@@ -1,5 +1,6 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.msprof.MsprofAnalyzer;
 import io.hbmledger.evidence.msprof.MsprofExport;
 import io.hbmledger.evidence.msprof.MsprofExportWalker;
@@ -11,14 +12,12 @@ import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofTable;
 import io.hbmledger.ledger.MsprofEvidence;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -61,7 +60,7 @@ final class MsprofLoader {
         if (!Files.isRegularFile(p)) {
             return Optional.empty();
         }
-        return MsprofFiles.detect(head(p));
+        return MsprofFiles.detect(FileHead.of(p).head());
     }
 
     /** True when a directory is an msprof export rather than a run directory. */
@@ -271,20 +270,5 @@ final class MsprofLoader {
             }
         }
         return null;
-    }
-
-    private static byte[] head(Path file) throws IOException {
-        byte[] buf = new byte[64 * 1024];
-        int off = 0;
-        try (InputStream in = Files.newInputStream(file)) {
-            while (off < buf.length) {
-                int n = in.read(buf, off, buf.length - off);
-                if (n < 0) {
-                    break;
-                }
-                off += n;
-            }
-        }
-        return Arrays.copyOf(buf, off);
     }
 }

@@ -7,7 +7,6 @@ import io.hbmledger.evidence.nvidiasmi.NvidiaSmiReader;
 import io.hbmledger.evidence.safetensors.SafetensorsReader;
 import io.hbmledger.evidence.vllmlog.VllmLogReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,7 +49,7 @@ public final class EvidenceReaders {
                     "expected a regular file, found " + (Files.exists(file) ? "a directory or special file" : "nothing")
                             + "; check the path");
         }
-        FileHead head = head(file);
+        FileHead head = FileHead.of(file);
         if (head.size() == 0) {
             return unknown(displayPath, "line 1: the file is empty; expected npu-smi, nvidia-smi, vLLM log, msprof, safetensors or config.json content");
         }
@@ -67,23 +66,6 @@ public final class EvidenceReaders {
 
     private static EvidenceFile unknown(String path, String warning) {
         return new EvidenceFile(path, EvidenceFile.UNKNOWN, List.of(), List.of(warning));
-    }
-
-    private static FileHead head(Path file) throws IOException {
-        long size = Files.size(file);
-        byte[] buf = new byte[(int) Math.min(size, FileHead.HEAD_BYTES)];
-        int off = 0;
-        try (InputStream in = Files.newInputStream(file)) {
-            while (off < buf.length) {
-                int n = in.read(buf, off, buf.length - off);
-                if (n < 0) {
-                    break;
-                }
-                off += n;
-            }
-        }
-        byte[] exact = off == buf.length ? buf : java.util.Arrays.copyOf(buf, off);
-        return new FileHead(file.getFileName().toString(), exact, size);
     }
 
     public List<EvidenceReader> readers() {

@@ -1,6 +1,11 @@
 package io.hbmledger.evidence;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * The first bytes of a file, used to recognise its format by content rather than by name.
@@ -12,6 +17,23 @@ import java.nio.charset.StandardCharsets;
 public record FileHead(String fileName, byte[] head, long size) {
 
     public static final int HEAD_BYTES = 64 * 1024;
+
+    /** Reads the first {@link #HEAD_BYTES} bytes of a file (fewer when the file is shorter). */
+    public static FileHead of(Path file) throws IOException {
+        long size = Files.size(file);
+        byte[] buf = new byte[(int) Math.min(size, HEAD_BYTES)];
+        int off = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            while (off < buf.length) {
+                int n = in.read(buf, off, buf.length - off);
+                if (n < 0) {
+                    break;
+                }
+                off += n;
+            }
+        }
+        return new FileHead(file.getFileName().toString(), off == buf.length ? buf : Arrays.copyOf(buf, off), size);
+    }
 
     /** The head decoded as UTF-8; malformed bytes become U+FFFD. */
     public String text() {

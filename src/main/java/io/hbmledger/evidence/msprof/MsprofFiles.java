@@ -1,8 +1,8 @@
 package io.hbmledger.evidence.msprof;
 
+import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.EvidenceException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,7 +88,7 @@ public final class MsprofFiles {
         for (int i = 0; i < names.size(); i++) {
             instantsNs[i] = Math.multiplyExact(momentsUs.get(names.get(i)), 1000L);
         }
-        byte[] head = head(file);
+        byte[] head = FileHead.of(file).head();
         Optional<String> format = detect(head);
         if (format.isEmpty()) {
             throw new EvidenceException(display, 1, "not an msprof memory export: expected the header of npu_mem, "
@@ -245,20 +245,5 @@ public final class MsprofFiles {
                     o.unreleased, o.count, file, o.lastRow));
         }
         return out;
-    }
-
-    private static byte[] head(Path file) throws IOException {
-        byte[] buf = new byte[64 * 1024];
-        int off = 0;
-        try (InputStream in = Files.newInputStream(file)) {
-            while (off < buf.length) {
-                int n = in.read(buf, off, buf.length - off);
-                if (n < 0) {
-                    break;
-                }
-                off += n;
-            }
-        }
-        return Arrays.copyOf(buf, off);
     }
 }
