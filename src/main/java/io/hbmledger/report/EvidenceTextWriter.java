@@ -63,25 +63,7 @@ public final class EvidenceTextWriter {
     }
 
     private static void printAligned(List<String[]> rows, PrintWriter out) {
-        if (rows.isEmpty()) {
-            return;
-        }
-        int cols = rows.get(0).length;
-        int[] width = new int[cols];
-        for (String[] r : rows) {
-            for (int i = 0; i < cols; i++) {
-                width[i] = Math.max(width[i], r[i].length());
-            }
-        }
-        for (String[] r : rows) {
-            StringBuilder b = new StringBuilder("  ");
-            for (int i = 0; i < cols; i++) {
-                b.append(r[i]);
-                if (i < cols - 1) {
-                    b.append(" ".repeat(width[i] - r[i].length() + 2));
-                }
-            }
-            out.println(b.toString().stripTrailing());
-        }
+        TextTable.print(rows, null, "  ", out);
     }
+
 }

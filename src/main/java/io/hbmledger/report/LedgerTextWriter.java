@@ -256,19 +256,7 @@ public final class LedgerTextWriter {
     }
 
     private static void aligned(List<String[]> rows, boolean[] right, PrintWriter out, String indent) {
-        if (rows.isEmpty()) {
-            return;
-        }
-        int[] w = widths(rows);
-        for (String[] r : rows) {
-            StringBuilder b = new StringBuilder(indent);
-            for (int i = 0; i < r.length; i++) {
-                b.append(right[i] ? " ".repeat(w[i] - r[i].length()) + r[i] : pad(r[i], w[i]));
-                if (i < r.length - 1) {
-                    b.append("  ");
-                }
-            }
-            out.println(b.toString().stripTrailing());
-        }
+        TextTable.print(rows, right, indent, out);
     }
+
 }

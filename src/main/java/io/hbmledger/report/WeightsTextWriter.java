@@ -68,25 +68,10 @@ public final class WeightsTextWriter {
     }
 
     private static void aligned(List<String[]> rows, PrintWriter out) {
-        int cols = rows.get(0).length;
-        int[] w = new int[cols];
-        for (String[] r : rows) {
-            for (int i = 0; i < cols; i++) {
-                w[i] = Math.max(w[i], r[i].length());
-            }
+        boolean[] right = new boolean[rows.get(0).length];
+        for (int i = 2; i <= 5 && i < right.length; i++) {
+            right[i] = true; // tensors, parameters and the two byte columns
         }
-        for (String[] r : rows) {
-            StringBuilder b = new StringBuilder();
-            for (int i = 0; i < cols; i++) {
-                b.append(i == 0 ? "" : "  ");
-                b.append(i >= 2 && i <= 5 ? pad(r[i], w[i], true) : (i == cols - 1 ? r[i] : pad(r[i], w[i], false)));
-            }
-            out.println(b.toString().stripTrailing());
-        }
-    }
-
-    private static String pad(String s, int w, boolean right) {
-        String sp = " ".repeat(Math.max(0, w - s.length()));
-        return right ? sp + s : s + sp;
+        TextTable.print(rows, right, "", out);
     }
 }
