@@ -8,7 +8,7 @@ import picocli.CommandLine;
 record CliRun(int exit, String out, String err) {
 
     static CliRun of(String... args) {
-        CommandLine cl = Main.newCommandLine();
+        CommandLine cl = Main.newCommandLine(args);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         cl.setOut(new PrintWriter(out));
