@@ -53,6 +53,17 @@ class VllmLogParserTest {
     }
 
     @Test
+    void debugRecordsAreTold() {
+        // vLLM's logger header at DEBUG, with a cyan worker prefix, and the pre-v0.8 form without "["
+        assertThat(VllmLogParser.parse("\u001b[1;36m(Worker_TP0 pid=7)\u001b[0;0m DEBUG 08-20 10:00:41 [gpu_worker.py:261] x\n")
+                .debugRecords()).isTrue();
+        assertThat(VllmLogParser.parse("DEBUG 02-29 19:21:45 model_runner.py:90] x\n").debugRecords()).isTrue();
+        // the word in a message, or a line without the logger's time stamp, is no DEBUG record
+        assertThat(VllmLogParser.parse("INFO 08-20 10:00:41 [envs.py:1] VLLM_LOGGING_LEVEL=DEBUG\n"
+                + "DEBUG fake-vllm VLLM_LOGGING_LEVEL=DEBUG\n" + WEIGHTS + "\n").debugRecords()).isFalse();
+    }
+
+    @Test
     void ordinaryWordsInParenthesesAreNoLabel() {
         // only the second words vLLM writes (rank=N, PPn_TPn) make a two-word label
         assertThat(obs("(see worker pid=77) " + WEIGHTS)).extracting(Observation::process).containsExactly((String) null);
