@@ -98,7 +98,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 "weights and its KV bytes per token check vLLM's KV figure. Overrides run.json's deployment.model_dir."})
     Path modelDir;
 
-    @Option(names = "--pp", description = "pipeline-parallel size, for the checkpoint's per-device share (evidence files only; default 1)")
+    @Option(names = "--pp", description = "pipeline-parallel size, for the checkpoint's per-device share and the rank of a PP worker's log lines (evidence files only; default 1)")
     Integer pp;
 
     @Option(names = "--ep", description = "expert parallelism was on (--enable-expert-parallel), for the checkpoint's share (evidence files only)")
@@ -175,6 +175,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<EvidenceSet.FileInfo> infos = new ArrayList<>();
         EvidenceReaders readers = EvidenceReaders.all();
         CheckpointLoader loader = checkpointLoader(runDir, layout);
+        int pipeline = ppSize(runDir);
         CheckpointEvidence checkpoint = null;
         List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
         List<MsprofLoader.Item> msprofItems = new ArrayList<>();
@@ -206,7 +207,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
                 for (Observation o : f.observations()) {
                     Integer rank = in.rank() != null ? in.rank()
-                            : RankLabels.rankOf(o.process(), layout.tp(), ppSize(runDir), layout.dp());
+                            : RankLabels.rankOf(o.process(), layout.tp(), pipeline, layout.dp());
                     tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
                 }
             } catch (EvidenceException e) {
