@@ -98,7 +98,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 "weights and its KV bytes per token check vLLM's KV figure. Overrides run.json's deployment.model_dir."})
     Path modelDir;
 
-    @Option(names = "--pp", description = "pipeline-parallel size, for the checkpoint's per-device share (evidence files only; default 1)")
+    @Option(names = "--pp", description = "pipeline-parallel size, for the checkpoint's per-device share and the rank of a PP worker's log lines (evidence files only; default 1)")
     Integer pp;
 
     @Option(names = "--ep", description = "expert parallelism was on (--enable-expert-parallel), for the checkpoint's share (evidence files only)")
@@ -175,6 +175,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<EvidenceSet.FileInfo> infos = new ArrayList<>();
         EvidenceReaders readers = EvidenceReaders.all();
         CheckpointLoader loader = checkpointLoader(runDir, layout);
+        int pipeline = ppSize(runDir);
         CheckpointEvidence checkpoint = null;
         List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
         List<MsprofLoader.Item> msprofItems = new ArrayList<>();
@@ -205,7 +206,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 f.warnings().forEach(w -> err.println("hbm-ledger: warning: " + in.shown() + ": " + w));
                 infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
                 for (Observation o : f.observations()) {
-                    Integer rank = in.rank() != null ? in.rank() : RankLabels.rankOf(o.process(), layout.tp());
+                    Integer rank = in.rank() != null ? in.rank()
+                            : RankLabels.rankOf(o.process(), layout.tp(), pipeline, layout.dp());
                     tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
                 }
             } catch (EvidenceException e) {
@@ -318,13 +320,20 @@ public final class AnalyzeCommand implements Callable<Integer> {
     /** The layout and serving options a checkpoint is planned under: run.json's deployment or the options. */
     private CheckpointLoader checkpointLoader(RunDirectory runDir, Layout layout) {
         Deployment d = runDir == null ? null : runDir.manifest().deployment();
-        int p = d != null && d.pp() != null ? d.pp() : pp != null ? pp : 1;
+        int p = ppSize(runDir);
         boolean e = d != null ? Boolean.TRUE.equals(d.ep()) : ep;
         Object dt = d == null ? dtype : d.extra().get("dtype");
         String kv = d != null && d.kvCacheDtype() != null ? d.kvCacheDtype() : kvCacheDtype != null ? kvCacheDtype : "auto";
         PlanOptions defaults = PlanOptions.defaults();
-        return new CheckpointLoader(new ParallelLayout(layout.tp(), layout.dp(), Math.max(p, 1), e),
+        return new CheckpointLoader(new ParallelLayout(layout.tp(), layout.dp(), p, e),
                 new PlanOptions(dt instanceof String s ? s : "auto", kv, false, defaults.blockSize()));
+    }
+
+    /** Pipeline-parallel size: run.json's deployment, else --pp, else 1. */
+    private int ppSize(RunDirectory runDir) {
+        Deployment d = runDir == null ? null : runDir.manifest().deployment();
+        int p = d != null && d.pp() != null ? d.pp() : pp != null ? pp : 1;
+        return Math.max(p, 1);
     }
 
     /** A file given twice would count its samples twice: refused, naming both places. */

@@ -1,6 +1,7 @@
 package io.hbmledger.collect;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hbmledger.evidence.vllmlog.VllmLogReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -509,6 +510,7 @@ public final class Collector {
             journal.evidence("execution/" + execution.log(), "startup", taken,
                     "server log of execution " + execution.id() + " (stdout and stderr, all ranks), copied from " + execution.host(),
                     Map.of("execution_id", execution.id()));
+            DebugLevelFigures.missing(VllmLogReader.parse(log)).ifPresent(journal::reason);
         } else {
             journal.reason("the execution's log " + execution.log() + " was not found in its runtime directory");
         }

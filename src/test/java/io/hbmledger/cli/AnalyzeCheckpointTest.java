@@ -188,8 +188,13 @@ class AnalyzeCheckpointTest {
     void aManifestAmongTheEvidenceIsReadAsCollectionSavesIt() throws Exception {
         // collect lists model/weights-manifest.json as static evidence
         Path run = run(WEIGHTS_LINE, "", ", {\"file\": \"model/weights-manifest.json\", \"moment\": \"static\"}");
-        JsonNode d = analyze("analyze", run.toString(), "--format", "json", "--no-write").get("devices").get(3);
-        assertThat(entry(d, "weights_checkpoint").get("bytes").asLong()).isEqualTo(SHARE);
+        // WEIGHTS_LINE is rank 0's (VllmWorker rank=0): device 0 holds vLLM's figure and the checkpoint's beside it
+        JsonNode r = analyze("analyze", run.toString(), "--format", "json", "--no-write");
+        assertThat(entry(r.get("devices").get(0), "weights_checkpoint").get("bytes").asLong()).isEqualTo(SHARE);
+        // rank 3 printed nothing: rank 0's figure is not its own, the checkpoint's share stands in
+        JsonNode w3 = entry(r.get("devices").get(3), "weights");
+        assertThat(w3.get("confidence").asText()).isEqualTo("estimated");
+        assertThat(w3.get("note").asText()).contains("vLLM printed no weights figure for this rank");
     }
 
     @Test
@@ -197,7 +202,8 @@ class AnalyzeCheckpointTest {
         Path log = Files.writeString(tmp.resolve("serve.log"), WEIGHTS_LINE + KV_LINE + TOKENS_LINE);
         JsonNode a = analyze("analyze", log.toString(), "--tp", "4", "--model-dir", qwenDir().toString(),
                 "--format", "json");
-        assertThat(entry(a.get("devices").get(2), "weights_checkpoint").get("bytes").asLong()).isEqualTo(SHARE);
+        // the log's lines are rank 0's (VllmWorker rank=0), so device 0 is the one with vLLM's figures
+        assertThat(entry(a.get("devices").get(0), "weights_checkpoint").get("bytes").asLong()).isEqualTo(SHARE);
         // an fp8 KV cache halves the bytes per token: 49,152 / 2 = 24,576 B; 524,288 x 24,576 = 12 GiB, so
         // vLLM's 24.00 GiB leaves 12 GiB over = 48 layers' worth (12 GiB / (12 GiB / 48 layers)): twice
         // the tokens' need, which the warning reads as a KV element twice as wide as assumed
@@ -211,7 +217,7 @@ class AnalyzeCheckpointTest {
         JsonNode b = analyze("analyze", log.toString(), Corpus.file("model-config/sakura-14b-qwen2.5.config.json").toString(),
                 Corpus.file("safetensors/sakura-14b-qwen2.5.model.safetensors.index.json").toString(), "--tp", "4",
                 "--format", "json");
-        JsonNode d = b.get("devices").get(1);
+        JsonNode d = b.get("devices").get(0);
         assertThat(entry(d, "weights_checkpoint").get("bytes").asLong()).isEqualTo(SHARE);
         assertThat(entry(d, "weights_checkpoint").get("sources").toString()).contains("\"line\":3")
                 .contains("29540067328");

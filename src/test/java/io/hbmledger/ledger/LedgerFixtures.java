@@ -22,7 +22,7 @@ public final class LedgerFixtures {
 
     private void add(String file, Observation o) {
         EvidenceSet.FileInfo f = files.stream().filter(x -> x.file().equals(file)).findFirst().orElseThrow();
-        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.process(), 1), null));
+        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.process(), 1, 1, 1), null));
     }
 
     /**

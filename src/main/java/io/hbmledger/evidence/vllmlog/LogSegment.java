@@ -32,14 +32,19 @@ record LogSegment(String process, Long pid, String message, boolean tabular) {
                     + "|\\[[0-9]{1,3}(?:;[0-9]{1,3})*m");
 
     /**
-     * The worker prefix vLLM adds to every line a child process prints: multiprocessing
-     * workers {@code (VllmWorkerProcess pid=521)}, V1 {@code (EngineCore_DP0 pid=298)},
-     * {@code (Worker_TP0 pid=34322)}, Ray actors {@code (RayWorkerWrapper pid=1, ip=10.0.0.1)},
-     * and Ray's bare {@code (pid=1234)} for a task or actor without a class name.
-     * It is searched anywhere, not only at the start, because a tqdm bar may be glued in front.
+     * The worker prefix vLLM adds to every line a child process prints, {@code ({name} pid={pid})}
+     * (vllm/utils {@code _add_prefix}): V0 multiprocessing workers {@code (VllmWorkerProcess
+     * pid=521)}, V1 {@code (EngineCore_DP0 pid=298)}, {@code (Worker_TP0 pid=34322)}, and the
+     * two-word names of v0.8-v0.10.1 multiproc_executor.py, {@code (VllmWorker rank=0 pid=9)} and
+     * {@code (VllmWorker PP1_TP0 pid=9)}; Ray actors {@code (RayWorkerWrapper pid=1,
+     * ip=10.0.0.1)}, and Ray's bare {@code (pid=1234)} for a task or actor without a class name.
+     * The second word is held to those two forms so that ordinary text in parentheses is not
+     * taken for a label. It is searched anywhere, not only at the start, because a tqdm bar may
+     * be glued in front.
      */
     private static final Pattern PREFIX = Pattern.compile(
-            "\\((?<label>(?:[A-Za-z_][\\w.:-]*\\s+)?pid=(?<pid>\\d+)(?:,\\s*ip=[^)\\s]*)?)\\)");
+            "\\((?<label>(?:[A-Za-z_][\\w.:-]*\\s+(?:(?:rank=\\d+|(?:PP\\d+_?)?(?:TP\\d+)?)\\s+)?)?"
+                    + "pid=(?<pid>\\d+)(?:,\\s*ip=[^)\\s]*)?)\\)");
 
     /**
      * vLLM's logger format: {@code %(levelname)s %(asctime)s [%(filename)s:%(lineno)d]} with

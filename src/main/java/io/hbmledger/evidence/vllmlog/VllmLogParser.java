@@ -46,8 +46,13 @@ import java.util.regex.Pattern;
  */
 public final class VllmLogParser {
 
-    /** What was read: observations in file order, and warnings like {@code "line 7: ..."}. */
-    public record Result(List<Observation> observations, List<String> warnings) {
+    /**
+     * What was read: observations in file order, and warnings like {@code "line 7: ..."}.
+     *
+     * @param debugRecords true when the log holds at least one DEBUG-level logger record, i.e. the
+     *     server ran with {@code VLLM_LOGGING_LEVEL=DEBUG}: some memory figures are printed only then
+     */
+    public record Result(List<Observation> observations, List<String> warnings, boolean debugRecords) {
         public Result {
             observations = List.copyOf(observations);
             warnings = List.copyOf(warnings);
@@ -213,6 +218,7 @@ public final class VllmLogParser {
         int lineNo = 0;
         int c;
         boolean pending = false;
+        boolean debug = false;
         while (true) {
             c = in.read();
             if (c != '\n' && c >= 0) {
@@ -228,14 +234,30 @@ public final class VllmLogParser {
                 buf.setLength(len - 1);
             }
             lineNo++;
-            readLine(buf.toString(), lineNo, openTables, starts, observations, warnings);
+            String line = buf.toString();
+            debug = debug || isDebugRecord(line);
+            readLine(line, lineNo, openTables, starts, observations, warnings);
             buf.setLength(0);
             pending = false;
             if (c < 0) {
                 break;
             }
         }
-        return new Result(observations, warnings);
+        return new Result(observations, warnings, debug);
+    }
+
+    /** A DEBUG record of vLLM's logger, {@code DEBUG 04-12 08:21:19 [gpu_worker.py:261] ...}, prefix or colour before it. */
+    private static boolean isDebugRecord(String line) {
+        if (!line.contains("DEBUG")) {
+            return false;
+        }
+        Matcher h = LogSegment.HEADER.matcher(LogSegment.stripColour(line));
+        while (h.find()) {
+            if (h.group().startsWith("DEBUG")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void readLine(String line, int lineNo, Set<String> openTables, ServerStarts starts,

@@ -63,19 +63,27 @@ public final class VllmLogReader implements EvidenceReader {
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException {
-        VllmLogParser.Result r;
-        // decoder replaces malformed bytes (a log cut mid-character, GBK text) with U+FFFD
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
-                StandardCharsets.UTF_8.newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPLACE)
-                        .onUnmappableCharacter(CodingErrorAction.REPLACE)), 1 << 16)) {
-            r = VllmLogParser.parse(in);
-        }
+        VllmLogParser.Result r = parse(file);
         List<String> warnings = new ArrayList<>(r.warnings());
         if (r.observations().isEmpty()) {
             warnings.add("line 1: a vLLM log, but it holds no memory figure this reader knows"
                     + " (weights, KV cache, blocks, profiling summary, OOM); nothing to report");
         }
         return new EvidenceFile(displayPath, FORMAT, r.observations(), warnings);
+    }
+
+    /**
+     * Parses a log file as UTF-8, streaming.
+     *
+     * @throws IOException when the file cannot be read
+     */
+    public static VllmLogParser.Result parse(Path file) throws IOException {
+        // decoder replaces malformed bytes (a log cut mid-character, GBK text) with U+FFFD
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+                StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPLACE)
+                        .onUnmappableCharacter(CodingErrorAction.REPLACE)), 1 << 16)) {
+            return VllmLogParser.parse(in);
+        }
     }
 }

@@ -38,6 +38,37 @@ class VllmLogParserTest {
                 .containsExactly(tuple("weights", WEIGHTS_BYTES, "VllmWorkerProcess pid=521", 521L));
     }
 
+    /**
+     * The two-word worker names of vllm/v1/executor/multiproc_executor.py: v0.8-v0.9
+     * {@code _add_prefix(sys.stdout, f"VllmWorker rank={rank}", pid)}, v0.10.0-v0.10.1
+     * {@code decorate_logs(f"VllmWorker {suffix}")} with suffix {@code PP{p}_TP{t}}, {@code TP{t}}
+     * or {@code PP{p}}; _add_prefix writes {@code ({name} pid={pid}) } in cyan.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"VllmWorker TP0", "VllmWorker PP1_TP3", "VllmWorker PP1", "VllmWorker rank=0"})
+    void twoWordWorkerNamesAreKeptAsTheProcessLabel(String name) {
+        String line = "\u001b[1;36m(" + name + " pid=1234)\u001b[0;0m " + WEIGHTS;
+        assertThat(obs(line)).extracting(Observation::quantity, Observation::bytes, Observation::process, Observation::pid)
+                .containsExactly(tuple("weights", WEIGHTS_BYTES, name + " pid=1234", 1234L));
+    }
+
+    @Test
+    void debugRecordsAreTold() {
+        // vLLM's logger header at DEBUG, with a cyan worker prefix, and the pre-v0.8 form without "["
+        assertThat(VllmLogParser.parse("\u001b[1;36m(Worker_TP0 pid=7)\u001b[0;0m DEBUG 08-20 10:00:41 [gpu_worker.py:261] x\n")
+                .debugRecords()).isTrue();
+        assertThat(VllmLogParser.parse("DEBUG 02-29 19:21:45 model_runner.py:90] x\n").debugRecords()).isTrue();
+        // the word in a message, or a line without the logger's time stamp, is no DEBUG record
+        assertThat(VllmLogParser.parse("INFO 08-20 10:00:41 [envs.py:1] VLLM_LOGGING_LEVEL=DEBUG\n"
+                + "DEBUG fake-vllm VLLM_LOGGING_LEVEL=DEBUG\n" + WEIGHTS + "\n").debugRecords()).isFalse();
+    }
+
+    @Test
+    void ordinaryWordsInParenthesesAreNoLabel() {
+        // only the second words vLLM writes (rank=N, PPn_TPn) make a two-word label
+        assertThat(obs("(see worker pid=77) " + WEIGHTS)).extracting(Observation::process).containsExactly((String) null);
+    }
+
     @Test
     void carriageReturnGluedProgressBarBeforeOrAfterTheLogLine() {
         String before = "Loading safetensors checkpoint shards: 100% Completed | 2/2 [00:01<00:00]\r" + WEIGHTS + "\n";

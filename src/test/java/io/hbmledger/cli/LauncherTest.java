@@ -1,0 +1,104 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ./hbm-ledger launcher's first-run build, with SIMULATED {@code mvn} and {@code java} on
+ * PATH (a real build inside the test run would take minutes). The fake mvn behaves as Maven 3.8.7
+ * from Debian/Ubuntu (jansi 2.4 without its native library) was seen to behave: {@code mvn -q -B
+ * -Dstyle.color=never package 2>&1 | cat -v} printed {@code ^[[0m^[[0m} before and after its
+ * output, and nothing once the JVM had {@code -Djansi.noreset=true}.
+ */
+class LauncherTest {
+
+    private static final String FAKE_MVN = """
+            #!/usr/bin/env bash
+            # SIMULATOR of Debian's Maven 3.8.7 + jansi 2.4: a colour reset per console stream taken down
+            printf '%s\\n' "${MAVEN_OPTS:-}" > "$FAKE_LOG/maven_opts"
+            reset() { case " ${MAVEN_OPTS:-} " in *" -Djansi.noreset=true "*) ;; *) printf '\\033[0m\\033[0m' ;; esac; }
+            reset
+            if [ -n "${FAKE_MVN_FAIL:-}" ]; then
+              echo "[ERROR] COMPILATION ERROR : "
+              echo "[ERROR] $PWD/src/main/java/Broken.java:[1,24] illegal start of expression"
+              reset
+              exit 1
+            fi
+            mkdir -p target && echo built > target/hbm-ledger.jar
+            reset
+            """;
+
+    private static final String FAKE_JAVA = """
+            #!/usr/bin/env bash
+            echo "fake java $*"
+            """;
+
+    @TempDir
+    Path dir;
+
+    private Path project;
+    private Path bin;
+
+    @BeforeEach
+    void layout() throws IOException {
+        project = Files.createDirectories(dir.resolve("project"));
+        Files.copy(Path.of("hbm-ledger"), project.resolve("hbm-ledger"), StandardCopyOption.COPY_ATTRIBUTES);
+        Files.createDirectories(project.resolve("src/main/java"));
+        Files.writeString(project.resolve("pom.xml"), "<project/>\n");
+        bin = Files.createDirectories(dir.resolve("bin"));
+        script(bin.resolve("mvn"), FAKE_MVN);
+        script(bin.resolve("java"), FAKE_JAVA);
+    }
+
+    private static void script(Path p, String text) throws IOException {
+        Files.writeString(p, text);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run launch(boolean failBuild) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(project.resolve("hbm-ledger").toString(), "--version")
+                .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        pb.environment().put("FAKE_LOG", dir.toString());
+        pb.environment().put("MAVEN_OPTS", "-Xmx512m");
+        if (failBuild) {
+            pb.environment().put("FAKE_MVN_FAIL", "1");
+        }
+        Process p = pb.start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Run(p.exitValue(), Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8),
+                Files.readString(dir.resolve("err.txt"), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void firstRunBuildPrintsNoColourCodesAndKeepsStdoutClean() throws Exception {
+        Run r = launch(false);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.err()).isEqualTo("hbm-ledger: building target/hbm-ledger.jar (first run or sources changed)...\n");
+        assertThat(r.out()).startsWith("fake java -jar ").endsWith("/target/hbm-ledger.jar --version\n");
+        // the user's own Maven options are kept
+        assertThat(Files.readString(dir.resolve("maven_opts")).strip()).isEqualTo("-Xmx512m -Djansi.noreset=true");
+    }
+
+    @Test
+    void aFailedBuildShowsMavensErrorsAndExitsNonZero() throws Exception {
+        Run r = launch(true);
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err()).contains("[ERROR] COMPILATION ERROR", "Broken.java:[1,24] illegal start of expression")
+                .doesNotContain("\u001b");
+        assertThat(r.out()).isEmpty();
+    }
+}
