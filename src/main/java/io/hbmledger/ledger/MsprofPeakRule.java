@@ -49,10 +49,12 @@ final class MsprofPeakRule implements DeviceRule {
         Long ready = m.readyUs().orElse(null);
         boolean afterReady = ts != null && ready != null && ts >= ready;
         String coarse = dev.tooCoarse(COARSE_US) ? "; samples up to " + gap(dev) + " apart: a shorter peak may be missed" : "";
+        Optional<MsprofPeakModules> modules = MsprofPeakModules.of(m, dm, MsprofEvidence.peakMoment(match.key()));
         d.put(new Entry(DEVICE_PEAK, dev.peakBytes(), Confidence.MEASURED, List.of(peakSrc),
                 "highest whole-device HBM sample (msprof npu_mem Device, " + match.key() + ", " + dev.samples()
                         + " samples), at " + when + (ready == null ? "; the run gives no ready instant to place it"
                         : afterReady ? "" : "; BEFORE ready: a start-up peak, not a peak under load")
+                        + modules.map(x -> "; " + x.held()).orElse("")
                         + coarse + "; not resident at ready, so not in the sum",
                 "peak", false, null));
         if (ready == null) {
@@ -71,9 +73,10 @@ final class MsprofPeakRule implements DeviceRule {
         long r = atReady.get().bytes();
         long act = dev.peakBytes() - r;
         String app = appGrowth(m, dm, match.key());
+        String grew = modules.flatMap(MsprofPeakModules::grew).map(x -> "; " + x).orElse("");
         d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peakSrc, atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
-                        + app + "); beside vLLM's start-up profile figure (activation_peak, reported)" + coarse
+                        + app + grew + "); beside vLLM's start-up profile figure (activation_peak, reported)" + coarse
                         + "; not resident at ready, so not in the sum",
                 "peak", false, "device peak " + dev.peakBytes() + " B at " + MsprofReading.time(ts) + " - device at ready "
                         + r + " B = " + act + " B (" + Units.gib(act) + ")"));

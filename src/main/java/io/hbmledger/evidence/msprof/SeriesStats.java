@@ -21,6 +21,8 @@ final class SeriesStats {
     long firstInOrderTsNs = NONE;
     long lastInOrderTsNs = NONE;
     long maxGapNs;
+    /** The instants this series is read at (names and times); see {@link Instants}. */
+    final Instants instants;
     final long[] instantsNs;
     final long[] atTsNs;
     final long[] atBytes;
@@ -30,8 +32,9 @@ final class SeriesStats {
     private final byte[][] atRaw;
     private final int[] atRawLen;
 
-    SeriesStats(long[] instantsNs) {
-        this.instantsNs = instantsNs;
+    SeriesStats(Instants instants) {
+        this.instants = instants;
+        this.instantsNs = instants.ns;
         int n = instantsNs.length;
         atTsNs = new long[n];
         atBytes = new long[n];
