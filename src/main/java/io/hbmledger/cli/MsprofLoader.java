@@ -192,7 +192,8 @@ final class MsprofLoader {
 
     /**
      * Reads one export so that every series has a value at the run's instants and at its
-     * device's peak. Pass 1 reads npu_mem alone (a few percent of an export: two rows per device
+     * device's peaks (the whole run's, and the one at or after ready: every series also keeps
+     * its maximum from ready on). Pass 1 reads npu_mem alone (a few percent of an export: two rows per device
      * and sample, against ~75 for npu_module_mem) to find each device's peak instant; pass 2
      * reads every table at the run's instants plus those peaks, so npu_module_mem (HCCL,
      * RUNTIME, APP, ...) is known at the peak too, and the big files (npu_module_mem, and the
@@ -201,15 +202,23 @@ final class MsprofLoader {
      * Device rows with times) pass 2 is the only full pass.
      */
     private static MsprofSummary read(List<MsprofInput> inputs, Map<String, Long> momentsUs) throws IOException {
-        MsprofPass run = MsprofPass.of(momentsUs);
+        // every series also keeps its maximum from ready on: the peak under load, when start-up went higher
+        MsprofPass run = MsprofPass.of(momentsUs).withWindowFrom(momentsUs.containsKey("ready") ? "ready" : null);
         MsprofSummary first = MsprofAnalyzer.analyze(inputs, run.onlyTables(EnumSet.of(MsprofTable.NPU_MEM)));
         MsprofPass withPeaks = run;
         for (MsprofSeries s : first.series()) {
-            if (s.quantity() == MsprofQuantity.DEVICE_HBM_PEAK && s.device() != null && s.peakTimestampUs() != null) {
-                // +1 us: the peak's own time is kept in whole microseconds while samples carry
-                // fractions (".586"), so the instant itself would fall just before its sample
+            if (s.quantity() != MsprofQuantity.DEVICE_HBM_PEAK || s.device() == null) {
+                continue;
+            }
+            // +1 us: a peak's own time is kept in whole microseconds while samples carry
+            // fractions (".586"), so the instant itself would fall just before its sample
+            if (s.peakTimestampUs() != null) {
                 withPeaks = withPeaks.withDeviceMoment(MsprofEvidence.peakMoment(s.device()), s.device(),
                         s.peakTimestampUs() + 1);
+            }
+            if (s.windowPeak() != null) {
+                withPeaks = withPeaks.withDeviceMoment(MsprofEvidence.loadPeakMoment(s.device()), s.device(),
+                        s.windowPeak().timestampUs() + 1);
             }
         }
         return MsprofAnalyzer.analyze(inputs, withPeaks);

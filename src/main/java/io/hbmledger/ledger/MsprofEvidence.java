@@ -29,6 +29,11 @@ public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, 
         return "peak@" + msprofDevice;
     }
 
+    /** The moment name under which every series' value at a device's peak at or after ready is kept. */
+    public static String loadPeakMoment(String msprofDevice) {
+        return "peak_after_ready@" + msprofDevice;
+    }
+
     public MsprofEvidence {
         exports = List.copyOf(exports);
         momentsUs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(momentsUs));

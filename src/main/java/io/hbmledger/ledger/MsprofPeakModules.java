@@ -78,17 +78,26 @@ record MsprofPeakModules(Map<String, Long> atPeak, Map<String, Long> growth, Lon
         };
     }
 
-    /** "APP 2.93 GiB (+1.46 GiB since ready), HCCL 400.0 MiB (unchanged), ..." with when they were sampled. */
+    /** "npu_module_mem at the peak: APP 2.93 GiB (+1.46 GiB since ready), HCCL 400.0 MiB (unchanged), ..." with when they were sampled. */
     String held() {
+        return held("npu_module_mem at the peak: ", "since ready", "unchanged")
+                + (lag == null ? "" : " (module samples up to " + MsprofReading.ms(lag) + " before the peak)")
+                + (missing.isEmpty() ? "" : "; no sample before the peak for " + String.join(", ", missing));
+    }
+
+    /** The same for a start-up peak: "npu_module_mem then: APP 3.91 GiB (+2.44 GiB over ready), HCCL 400.0 MiB (as at ready)". */
+    String then() {
+        return held("npu_module_mem then: ", "over ready", "as at ready");
+    }
+
+    private String held(String prefix, String vsReady, String same) {
         List<String> parts = new ArrayList<>();
         for (Map.Entry<String, Long> e : atPeak.entrySet()) {
             Long g = growth.get(e.getKey());
-            parts.add(e.getKey() + " " + size(e.getValue()) + (g == null ? "" : g == 0 ? " (unchanged)"
-                    : " (" + signed(g) + " since ready)"));
+            parts.add(e.getKey() + " " + size(e.getValue())
+                    + (g == null ? "" : g == 0 ? " (" + same + ")" : " (" + signed(g) + " " + vsReady + ")"));
         }
-        return "npu_module_mem at the peak: " + String.join(", ", parts)
-                + (lag == null ? "" : " (module samples up to " + MsprofReading.ms(lag) + " before the peak)")
-                + (missing.isEmpty() ? "" : "; no sample before the peak for " + String.join(", ", missing));
+        return prefix + String.join(", ", parts);
     }
 
     /** "APP +1.46 GiB, CANN runtime +100.0 MiB; unchanged: HCCL, other modules", or empty without values at ready. */
@@ -109,9 +118,9 @@ record MsprofPeakModules(Map<String, Long> atPeak, Map<String, Long> growth, Lon
                 + (same.isEmpty() ? "" : "; unchanged: " + String.join(", ", same)));
     }
 
-    /** GiB from 1 GiB on, MiB below (HCCL and the runtime are hundreds of MiB, APP tens of GiB). */
+    /** HCCL and the runtime are hundreds of MiB, APP tens of GiB. */
     static String size(long bytes) {
-        return Math.abs(bytes) >= Units.GIB ? Units.gib(bytes) : Units.mib(bytes);
+        return Units.gibOrMib(bytes);
     }
 
     private static String signed(long bytes) {

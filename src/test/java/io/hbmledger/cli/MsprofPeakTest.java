@@ -37,6 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  * At the peak: Device 51600 - 50000 = 1600 MiB over ready; module APP 3000 (+1500), RUNTIME 190
  * (+100), HCCL 400 and SLOG 4 unchanged: 1500 + 100 = the 1600 MiB the device grew.
+ *
+ * <p>Export B is A with a start-up spike at k = 1 (T0 + 100 ms, 350 ms before ready: graph
+ * capture): Device 53000 MiB, npu_mem APP 5000 MiB, module APP 4500 MiB. The whole run's maximum
+ * is then that spike; the peak under load is still k = 7.
  */
 class MsprofPeakTest {
 
@@ -54,6 +58,15 @@ class MsprofPeakTest {
         long[] modApp = {1500, 1500, 1500, 1500, 1500, 1500, 2400, 3000, 2000, 1500};
         long[] runtime = {90, 90, 90, 90, 90, 90, 90, 190, 190, 190};
         return export("PROF_000001_A", device, app, modApp, runtime);
+    }
+
+    /** Export B (see the class comment). */
+    private Path exportB() throws Exception {
+        long[] device = {50000, 53000, 50000, 50000, 50000, 50000, 51000, 51600, 50500, 50000};
+        long[] app = {2000, 5000, 2000, 2000, 2000, 2000, 2900, 3600, 2500, 2000};
+        long[] modApp = {1500, 4500, 1500, 1500, 1500, 1500, 2400, 3000, 2000, 1500};
+        long[] runtime = {90, 90, 90, 90, 90, 90, 90, 190, 190, 190};
+        return export("PROF_000001_B", device, app, modApp, runtime);
     }
 
     private Path export(String name, long[] device, long[] app, long[] modApp, long[] runtime) throws Exception {
@@ -132,5 +145,27 @@ class MsprofPeakTest {
         assertThat(entry(r, "hccl").get("bytes").asLong()).isEqualTo(400 * MIB);
         assertThat(entry(r, "cann_runtime").get("bytes").asLong()).isEqualTo(90 * MIB);
         assertThat(entry(r, "hccl").get("counted").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aStartUpSpikeAboveTheLoadIsNamedAndThePeakUnderLoadIsTheMaximumAfterReady() throws Exception {
+        JsonNode r = analyze("--instant", "ready=2027-01-15T08:00:00.450Z", exportB().toString());
+        JsonNode peak = entry(r, "device_peak");
+        // the maximum from ready on: k = 7, npu_mem data row 16 (rows alternate app, device)
+        assertThat(peak.get("bytes").asLong()).isEqualTo(51600 * MIB);
+        assertThat(peak.get("sources").get(0).get("line").asInt()).isEqualTo(16);
+        assertThat(peak.get("sources").get(0).get("text").asText()).isEqualTo("52838400");
+        // the spike: 53000 MiB = 51.76 GiB at k = 1 (data row 4), 1400 MiB = 1.37 GiB above the
+        // load peak; module APP then 4500 MiB = 4.39 GiB, 3000 MiB = 2.93 GiB over ready
+        assertThat(peak.get("note").asText()).contains("at or after ready", "250 ms after ready",
+                "the whole run's maximum came BEFORE ready: 51.76 GiB at 2027-01-15T08:00:00.100Z (350 ms before ready)",
+                "npu_mem_20270115080000.csv row 4 \"54272000\"", "1.37 GiB above the peak under load: a start-up peak",
+                "npu_module_mem then: APP 4.39 GiB (+2.93 GiB over ready), HCCL 400.0 MiB (as at ready)",
+                "npu_module_mem at the peak: APP 2.93 GiB (+1.46 GiB since ready)");
+        JsonNode act = entry(r, "activation_peak_under_load");
+        // 51600 - 50000 MiB, as in export A: the spike before ready does not hide the load
+        assertThat(act.get("confidence").asText()).isEqualTo("measured");
+        assertThat(act.get("bytes").asLong()).isEqualTo(1600 * MIB);
+        assertThat(act.get("note").asText()).contains("APP +1.46 GiB, CANN runtime +100.0 MiB");
     }
 }

@@ -153,10 +153,10 @@ class MsprofRulesTest {
         assertThat(peak.counted()).isFalse();
         assertThat(peak.note()).contains("3000 ms after ready");
         Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
-        // 51000 - 50000 MiB; the app grew 46600 - 46000 = 600 MiB = 0.59 GiB
+        // 51000 - 50000 MiB; the app grew 46600 - 46000 = 600 MiB (under 1 GiB: shown in MiB)
         assertThat(act.bytes()).isEqualTo(1_000 * MIB);
         assertThat(act.confidence()).isEqualTo(Confidence.MEASURED);
-        assertThat(act.note()).contains("grew 0.59 GiB");
+        assertThat(act.note()).contains("grew 600.0 MiB");
         // used comes from npu_mem Device at ready when npu-smi has no sample
         assertThat(d.used().bytes()).isEqualTo(50_000 * MIB);
         assertThat(check(d, MsprofPeakRule.SAMPLING_CHECK).status()).isEqualTo(Check.Status.PASS);
@@ -172,5 +172,45 @@ class MsprofRulesTest {
         Check s = check(d, MsprofPeakRule.SAMPLING_CHECK);
         assertThat(s.status()).isEqualTo(Check.Status.WARN);
         assertThat(s.detail()).contains("up to 500 ms apart");
+    }
+
+    /** The device series of {@link #series} with its maximum at or after ready ({@code winMib} MiB at {@code winTs}, row 77). */
+    static MsprofSeries withWindow(MsprofSeries s, long winMib, long winTs) {
+        return new MsprofSeries(s.quantity(), s.device(), false, s.component(), s.peakBytes(), s.peakText(), FILE,
+                s.peakRow(), s.peakTimestampUs(), s.samples(), s.firstTimestampUs(), s.lastTimestampUs(), s.maxGapUs(),
+                s.at(), new io.hbmledger.evidence.msprof.MsprofWindowPeak("ready", READY, winMib * MIB,
+                        Long.toString(winMib * 1024), winTs, FILE, 77));
+    }
+
+    @Test
+    void whenStartUpWentHigherThePeakUnderLoadIsTheMaximumAfterReady() {
+        // whole run: 52000 MiB 2 s before ready (graph capture); from ready on: 51000 MiB 3 s after
+        MsprofSeries dev = withWindow(series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 52_000 * MIB,
+                READY - 2_000_000L, 20_000, Map.of()), 51_000, READY + 3_000_000L);
+        DeviceLedger d = ledger(evidence(null, dev), List.of(0)).devices().get(0);
+        Entry peak = entry(d, MsprofPeakRule.DEVICE_PEAK);
+        assertThat(peak.bytes()).isEqualTo(51_000 * MIB);
+        assertThat(peak.sources()).containsExactly(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 77, "52224000"));
+        assertThat(peak.counted()).isFalse();
+        // 52000 MiB = 50.78 GiB, 1000 MiB over the peak under load (under 1 GiB: in MiB); the start-up row is 42
+        assertThat(peak.note()).contains("at or after ready", "3000 ms after ready",
+                "the whole run's maximum came BEFORE ready: 50.78 GiB", "2000 ms before ready", "row 42 \"53248000\"",
+                "1000.0 MiB above the peak under load: a start-up peak");
+        Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
+        // 51000 - 50000 MiB, measured: no longer unknown because start-up went higher
+        assertThat(act.bytes()).isEqualTo(1_000 * MIB);
+        assertThat(act.confidence()).isEqualTo(Confidence.MEASURED);
+        assertThat(act.arithmetic()).contains("device peak after ready " + 51_000 * MIB + " B", "device at ready " + 50_000 * MIB + " B");
+    }
+
+    @Test
+    void noGrowthAfterReadyIsSaidNotForcedToZero() {
+        // from ready on the device never returns to its ready value: 49000 - 50000 = -1000 MiB
+        MsprofSeries dev = withWindow(series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 52_000 * MIB,
+                READY - 2_000_000L, 20_000, Map.of()), 49_000, READY + 1_000_000L);
+        DeviceLedger d = ledger(evidence(null, dev), List.of(0)).devices().get(0);
+        Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
+        assertThat(act.bytes()).isEqualTo(-1_000 * MIB);
+        assertThat(act.note()).contains("did not grow under load");
     }
 }

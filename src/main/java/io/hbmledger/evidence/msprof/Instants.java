@@ -5,14 +5,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The instants one pass reports each series' value at. An instant either applies to every series (the run's moments) or only to the series of
+ * The instants one pass reports each series' value at, and where its window maximum (the peak
+ * after ready) starts. An instant either applies to every series (the run's moments) or only to the series of
  * one device (that device's peak): each sample is compared with every instant it may belong to
  * on the hot path, so with 16 devices a per-device peak kept for all series would cost 16
  * compares (and up to 16 byte copies) per npu_module_mem row instead of one.
  */
 final class Instants {
 
-    static final Instants NONE = new Instants(new String[0], new long[0], new int[0]);
+    /** No window: {@code tsNs >= windowFromNs} never holds for a real sample. */
+    static final long NO_WINDOW = Long.MAX_VALUE;
+
+    static final Instants NONE = new Instants(new String[0], new long[0], new int[0], NO_WINDOW, null);
 
     /** Instant names, in the order of {@link #ns}. */
     final String[] names;
@@ -20,13 +24,19 @@ final class Instants {
     final long[] ns;
     /** Device id each instant belongs to, {@link #ALL} for every series. */
     private final int[] device;
+    /** Samples at or after this count for the window maximum; {@link #NO_WINDOW} for none. */
+    final long windowFromNs;
+    /** The moment that starts the window, null for none. */
+    final String windowFrom;
 
     static final int ALL = Integer.MIN_VALUE;
 
-    private Instants(String[] names, long[] ns, int[] device) {
+    private Instants(String[] names, long[] ns, int[] device, long windowFromNs, String windowFrom) {
         this.names = names;
         this.ns = ns;
         this.device = device;
+        this.windowFromNs = windowFromNs;
+        this.windowFrom = windowFrom;
     }
 
     /** The instants of a pass; moments named in {@code deviceOf} apply only to that device's series. */
@@ -40,7 +50,9 @@ final class Instants {
             String key = pass.deviceOf().get(names[i]);
             dev[i] = key == null ? ALL : deviceId(key);
         }
-        return new Instants(names, ns, dev);
+        Long from = pass.windowFrom() == null ? null : moments.get(pass.windowFrom());
+        return new Instants(names, ns, dev, from == null ? NO_WINDOW : Math.multiplyExact(from, 1000L),
+                from == null ? null : pass.windowFrom());
     }
 
     /** The instants that apply to the series of one device (-1: rows without a device). */
@@ -66,7 +78,7 @@ final class Instants {
             t[i] = ns[keep.get(i)];
             d[i] = device[keep.get(i)];
         }
-        return new Instants(n, t, d);
+        return new Instants(n, t, d, windowFromNs, windowFrom);
     }
 
     /** {@code npu:3} -> 3; a key that names no number matches no row's device. */

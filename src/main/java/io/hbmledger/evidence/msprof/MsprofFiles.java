@@ -237,11 +237,13 @@ public final class MsprofFiles {
                 }
             }
             boolean timed = s.minTsNs != Long.MAX_VALUE;
+            MsprofWindowPeak win = s.winPeak == SeriesStats.NONE ? null : new MsprofWindowPeak(s.instants.windowFrom,
+                    s.windowFromNs / 1000L, s.winPeak, s.winText(), us(s.winTsNs), file, s.winRow);
             out.add(new MsprofSeries(e.getKey().quantity(), deviceKey(e.getKey().device()),
                     fromFolder && e.getKey().device() >= 0, e.getKey().component(), s.peak, s.peakText(), file,
                     s.peakRow, us(s.peakTsNs), s.samples, timed ? us(s.minTsNs) : null,
                     timed ? us(s.maxTsNs) : null, s.samples >= 2 && timed ? Long.valueOf(s.maxGapNs / 1000L) : null,
-                    at));
+                    at, win));
         }
         return out;
     }

@@ -15,8 +15,12 @@ import java.util.Set;
  *     ({@code npu:3}); such a moment is reported for that device's series only
  * @param tables the tables to read: CSV files of other tables are skipped after their header, and
  *     SQLite files query only these (so a first pass can read npu_mem alone)
+ * @param windowFrom a moment of {@code momentsUs} (e.g. {@code ready}) from which each series'
+ *     maximum is also kept ({@link MsprofSeries#windowPeak}): the peak under load when start-up
+ *     went higher; null for none
  */
-public record MsprofPass(Map<String, Long> momentsUs, Map<String, String> deviceOf, Set<MsprofTable> tables) {
+public record MsprofPass(Map<String, Long> momentsUs, Map<String, String> deviceOf, Set<MsprofTable> tables,
+                         String windowFrom) {
 
     public MsprofPass {
         momentsUs = Collections.unmodifiableMap(new LinkedHashMap<>(momentsUs));
@@ -26,12 +30,12 @@ public record MsprofPass(Map<String, Long> momentsUs, Map<String, String> device
 
     /** Every table, values at the given run-wide instants. */
     public static MsprofPass of(Map<String, Long> momentsUs) {
-        return new MsprofPass(momentsUs, Map.of(), EnumSet.allOf(MsprofTable.class));
+        return new MsprofPass(momentsUs, Map.of(), EnumSet.allOf(MsprofTable.class), null);
     }
 
     /** The same pass reading only {@code only}. */
     public MsprofPass onlyTables(Set<MsprofTable> only) {
-        return new MsprofPass(momentsUs, deviceOf, only);
+        return new MsprofPass(momentsUs, deviceOf, only, windowFrom);
     }
 
     /** The same pass with one more instant that belongs to one device's series only. */
@@ -40,7 +44,15 @@ public record MsprofPass(Map<String, Long> momentsUs, Map<String, String> device
         m.put(name, instantUs);
         Map<String, String> d = new LinkedHashMap<>(deviceOf);
         d.put(name, deviceKey);
-        return new MsprofPass(m, d, tables);
+        return new MsprofPass(m, d, tables, windowFrom);
+    }
+
+    /**
+     * The same pass keeping each series' maximum over the samples at or after {@code moment}
+     * too; a moment the pass does not have keeps no window.
+     */
+    public MsprofPass withWindowFrom(String moment) {
+        return new MsprofPass(momentsUs, deviceOf, tables, moment);
     }
 
     boolean reads(MsprofTable t) {
