@@ -115,7 +115,6 @@ final class MsprofModulesRule implements DeviceRule {
     }
 
     private static Source at(MsprofEvidence m, MsprofSeries s) {
-        return s.at("ready").map(m::source).orElse(new Source(m.shown(s.peakFile()),
-                (int) Math.min(Integer.MAX_VALUE, s.peakRow()), s.peakText()));
+        return s.at("ready").map(m::source).orElse(m.source(s.peakFile(), s.peakRow(), s.peakText()));
     }
 }

@@ -47,11 +47,11 @@ final class MsprofPeakRule implements DeviceRule {
         MsprofWindowPeak w = dev.windowPeak();
         Long ready = m.readyUs().orElse(null);
         if (w != null && "ready".equals(w.from()) && ready != null && w.fromUs() == ready) {
-            return new Peak(w.bytes(), new Source(m.shown(w.file()), row(w.row()), w.text()), w.timestampUs(), true,
+            return new Peak(w.bytes(), m.source(w.file(), w.row(), w.text()), w.timestampUs(), true,
                     MsprofEvidence.loadPeakMoment(key));
         }
         Long ts = dev.peakTimestampUs();
-        return new Peak(dev.peakBytes(), new Source(m.shown(dev.peakFile()), row(dev.peakRow()), dev.peakText()),
+        return new Peak(dev.peakBytes(), m.source(dev.peakFile(), dev.peakRow(), dev.peakText()),
                 ts, ready != null && ts != null && ts >= ready, MsprofEvidence.peakMoment(key));
     }
 
@@ -137,10 +137,6 @@ final class MsprofPeakRule implements DeviceRule {
                 + Units.gibOrMib(dev.peakBytes() - peak.bytes()) + " above the peak under load: a start-up peak (model loading,"
                 + " graph capture, vLLM's profile run), not load"
                 + MsprofPeakModules.of(m, dm, MsprofEvidence.peakMoment(dm.device())).map(x -> " (" + x.then() + ")").orElse("");
-    }
-
-    private static int row(long row) {
-        return (int) Math.min(Integer.MAX_VALUE, row);
     }
 
     private static String appGrowth(MsprofEvidence m, MsprofSummary.DeviceMemory dm, String peakMoment) {

@@ -64,8 +64,7 @@ record MsprofReading(long bytes, Source source, String moment, String note) {
     /** The series maximum over the whole profiled window. */
     static MsprofReading peak(MsprofEvidence m, MsprofSeries s, String why) {
         String when = s.peakTimestampUs() == null ? "" : " at " + time(s.peakTimestampUs());
-        return new MsprofReading(s.peakBytes(), new Source(m.shown(s.peakFile()),
-                (int) Math.min(Integer.MAX_VALUE, s.peakRow()), s.peakText()), null,
+        return new MsprofReading(s.peakBytes(), m.source(s.peakFile(), s.peakRow(), s.peakText()), null,
                 "maximum over the profiled window" + when + " (" + why + ")");
     }
 

@@ -50,6 +50,9 @@ class MsprofAnalyzeTest {
         assertThat(hccl.get("confidence").asText()).isEqualTo("measured");
         assertThat(hccl.get("bytes").asLong()).isEqualTo(423690240L);
         assertThat(hccl.get("sources").get(0).get("text").asText()).isEqualTo("404.0625");
+        // HCCL's maximum is its first sample: data row 43 of the CSV (file line 44), marked as a data row
+        assertThat(hccl.get("sources").get(0).get("line").asInt()).isEqualTo(43);
+        assertThat(hccl.get("sources").get(0).get("data_row").asBoolean()).isTrue();
         // no ready instant: each module's maximum, RUNTIME 96714752 + GE 79691776 + ASCENDCL 0
         JsonNode rt = entry(r, "cann_runtime");
         assertThat(rt.get("confidence").asText()).isEqualTo("measured");

@@ -68,7 +68,8 @@ class MsprofRulesTest {
         DeviceLedger d = l.devices().get(0);
         assertThat(entry(d, Component.HCCL).bytes()).isEqualTo(404 * MIB);
         assertThat(entry(d, Component.HCCL).moment()).isEqualTo("ready");
-        assertThat(entry(d, Component.HCCL).sources().get(0)).isEqualTo(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 11, "413696"));
+        // a data row of the table (header excluded), shown as "row 11", never as line 11
+        assertThat(entry(d, Component.HCCL).sources().get(0)).isEqualTo(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 11, "413696", true));
         // RUNTIME 92 + GE 76; APP is not a line (vLLM's figures split it)
         assertThat(entry(d, Component.CANN_RUNTIME).bytes()).isEqualTo(168 * MIB);
         // SLOG 4 + DRV 64; counted, as no baseline or process table holds them here
@@ -190,7 +191,7 @@ class MsprofRulesTest {
         DeviceLedger d = ledger(evidence(null, dev), List.of(0)).devices().get(0);
         Entry peak = entry(d, MsprofPeakRule.DEVICE_PEAK);
         assertThat(peak.bytes()).isEqualTo(51_000 * MIB);
-        assertThat(peak.sources()).containsExactly(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 77, "52224000"));
+        assertThat(peak.sources()).containsExactly(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 77, "52224000", true));
         assertThat(peak.counted()).isFalse();
         // 52000 MiB = 50.78 GiB, 1000 MiB over the peak under load (under 1 GiB: in MiB); the start-up row is 42
         assertThat(peak.note()).contains("at or after ready", "3000 ms after ready",
