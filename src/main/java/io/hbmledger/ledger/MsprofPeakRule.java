@@ -116,11 +116,13 @@ final class MsprofPeakRule implements DeviceRule {
         long act = peak.bytes() - r;
         String app = appGrowth(m, dm, peak.moment());
         String grew = modules.flatMap(MsprofPeakModules::grew).map(x -> "; " + x).orElse("");
+        String old = atReady.get().stale() ? "; the device at ready was " + atReady.get().note()
+                + ", so the growth may include what start-up added after that sample" : "";
         String none = act > 0 ? "" : "; no sample after ready is above the value at ready: the device did not grow under"
                 + " load while it was profiled (was the workload inside the profiled window?)";
         d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
-                        + app + grew + "); beside vLLM's start-up profile figure (activation_peak, reported)" + none + coarse
+                        + app + grew + "); beside vLLM's start-up profile figure (activation_peak, reported)" + old + none + coarse
                         + "; not resident at ready, so not in the sum",
                 "peak", false, "device peak after ready " + peak.bytes() + " B at " + MsprofReading.time(ts)
                         + " - device at ready " + r + " B = " + act + " B (" + Units.gibOrMib(act) + ")"));

@@ -168,4 +168,55 @@ class MsprofPeakTest {
         assertThat(act.get("bytes").asLong()).isEqualTo(1600 * MIB);
         assertThat(act.get("note").asText()).contains("APP +1.46 GiB, CANN runtime +100.0 MiB");
     }
+
+    /**
+     * Export C: msprof stalls before ready. npu_mem Device and npu_module_mem HCCL (2 ms
+     * earlier) at T0 + 0, 100, 200 ms: Device 50000 MiB; nothing from 200 to 5200 ms (graph
+     * capture adds 2000 MiB meanwhile); then every 100 ms to 15000 ms: Device 52000 MiB, 53000 at
+     * 8000 ms. HCCL 400 MiB throughout. 3 + 99 = 102 samples over 15 s: mean interval
+     * 15000 / 101 = 148.5 ms, so the stale limit is max(5 x 148.5 ms, 1 s) = 1 s. Ready at
+     * T0 + 5000 ms: the last sample before it is at 200 ms, 4800 ms old: stale, yet within two
+     * largest gaps (2 x 5000 ms) of ready, so still the (measured) value at ready.
+     */
+    @Test
+    void aReadySampleTakenBeforeAStallIsShownWithItsTimeAndWarned() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("PROF_000001_C/mindstudio_profiler_output"));
+        StringBuilder mem = new StringBuilder("Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n");
+        StringBuilder mod = new StringBuilder("Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n");
+        for (int k = 0; k <= 150; k++) {
+            if (k > 2 && k < 52) {
+                continue;
+            }
+            long ts = T0 + k * 100_000L;
+            long device = k <= 2 ? 50000 : k == 80 ? 53000 : 52000;
+            mem.append("0,device,0,").append(device * 1024).append(',').append(device * 1024).append(',').append(ts).append(".000\t\n");
+            mod.append("0,HCCL,").append(ts - 2_000L).append(".000\t,").append(400 * 1024).append(",NPU:0\n");
+        }
+        Files.writeString(out.resolve("npu_mem_1.csv"), mem, StandardCharsets.US_ASCII);
+        Files.writeString(out.resolve("npu_module_mem_1.csv"), mod, StandardCharsets.US_ASCII);
+        JsonNode r = analyze("--instant", "ready=2027-01-15T08:00:05Z", dir.resolve("PROF_000001_C").toString());
+        JsonNode d = r.get("devices").get(0);
+        // used at ready: the 200 ms sample, 50000 MiB, measured, its age said
+        assertThat(d.get("used_bytes").asLong()).isEqualTo(50000 * MIB);
+        assertThat(d.get("used_note").asText()).contains("sampled at 2027-01-15T08:00:00.200Z, 4800 ms before ready: STALE");
+        JsonNode hccl = entry(r, "hccl");
+        assertThat(hccl.get("confidence").asText()).isEqualTo("measured");
+        assertThat(hccl.get("note").asText()).contains("HCCL: sampled at 2027-01-15T08:00:00.198Z, 4802 ms before ready: STALE");
+        // 53000 - 50000 MiB: the 2000 MiB graph capture added during the stall is inside it, and said so
+        JsonNode act = entry(r, "activation_peak_under_load");
+        assertThat(act.get("bytes").asLong()).isEqualTo(3000 * MIB);
+        assertThat(act.get("note").asText()).contains("the device at ready was sampled at 2027-01-15T08:00:00.200Z",
+                "the growth may include what start-up added after that sample");
+        JsonNode check = null;
+        for (JsonNode c : d.get("checks")) {
+            if (c.get("name").asText().equals("msprof_ready_sample")) {
+                check = c;
+            }
+        }
+        assertThat(check).isNotNull();
+        assertThat(check.get("status").asText()).isEqualTo("warn");
+        assertThat(check.get("detail").asText()).contains(
+                "npu_mem Device: sampled at 2027-01-15T08:00:00.200Z, 4800 ms before ready (limit 1000 ms, typical interval 149 ms)",
+                "npu_module_mem HCCL: sampled at 2027-01-15T08:00:00.198Z");
+    }
 }

@@ -214,4 +214,49 @@ class MsprofRulesTest {
         assertThat(act.bytes()).isEqualTo(-1_000 * MIB);
         assertThat(act.note()).contains("did not grow under load");
     }
+
+    /**
+     * A series whose last sample before ready was taken 4 s before it, at T0 + 1 s =
+     * 08:00:01Z (msprof stalled), though it samples every 20 ms otherwise: 500 samples over
+     * 10 s, mean interval 10 s / 499 = 20 ms, largest gap 4.5 s (the stall). Limit
+     * max(5 x 20 ms, 1 s) = 1 s < 4 s: stale. It is still within 2 largest gaps (9 s) of ready,
+     * so it is the value at ready (measured), said to be old.
+     */
+    static MsprofSeries staleAtReady(MsprofQuantity q, String comp, long mib) {
+        Map<String, MsprofValueAt> at = Map.of("ready",
+                new MsprofValueAt("ready", READY, mib * MIB, Long.toString(mib * 1024), READY - 4_000_000L, FILE, 11));
+        return new MsprofSeries(q, "npu:0", false, comp, mib * MIB, Long.toString(mib * 1024), FILE, 11, READY - 4_000_000L,
+                500, T0, T0 + 10_000_000L, 4_500_000L, at);
+    }
+
+    @Test
+    void aReadySampleOlderThanFiveIntervalsOrOneSecondIsSaidAndWarned() {
+        MsprofSeries hccl = staleAtReady(MsprofQuantity.MODULE_RESERVED_PEAK, "HCCL", 404);
+        MsprofSeries dev = staleAtReady(MsprofQuantity.DEVICE_HBM_PEAK, null, 50_000);
+        DeviceLedger d = ledger(evidence(null, hccl, dev, module("npu:0", "RUNTIME", 92)), List.of(0)).devices().get(0);
+        Entry e = entry(d, Component.HCCL);
+        // still the measured value at ready, with the sample's own time: READY - 4 s = 08:00:01Z
+        assertThat(e.bytes()).isEqualTo(404 * MIB);
+        assertThat(e.confidence()).isEqualTo(Confidence.MEASURED);
+        assertThat(e.moment()).isEqualTo("ready");
+        assertThat(e.note()).contains("HCCL: sampled at 2027-01-15T08:00:01Z, 4000 ms before ready: STALE",
+                "no sample of this series in the 4000 ms before ready");
+        // RUNTIME was sampled 10 ms before ready: fresh, not named
+        assertThat(entry(d, Component.CANN_RUNTIME).note()).doesNotContain("STALE");
+        assertThat(d.used().note()).contains("STALE");
+        Check c = check(d, MsprofReadySampleCheck.CHECK);
+        assertThat(c.status()).isEqualTo(Check.Status.WARN);
+        assertThat(c.detail()).contains("npu_mem Device: sampled at 2027-01-15T08:00:01Z, 4000 ms before ready",
+                "npu_module_mem HCCL: sampled at 2027-01-15T08:00:01Z", "limit 1000 ms");
+    }
+
+    @Test
+    void freshReadySamplesPassTheCheck() {
+        // every sample at ready is 10 ms old (see series): within max(5 x 20 ms, 1 s)
+        MsprofSeries dev = series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 50_000 * MIB, T0, 20_000, Map.of());
+        DeviceLedger d = ledger(evidence(null, dev, module("npu:0", "HCCL", 404)), List.of(0)).devices().get(0);
+        Check c = check(d, MsprofReadySampleCheck.CHECK);
+        assertThat(c.status()).isEqualTo(Check.Status.PASS);
+        assertThat(c.detail()).contains("npu_mem Device 10 ms, npu_module_mem at most 10 ms (HCCL) before ready");
+    }
 }

@@ -146,8 +146,30 @@ final class DbScan {
             if (tables.contains(MsprofTable.STATIC_OP_MEM)) {
                 absent.add(MsprofTable.STATIC_OP_MEM);
             }
+            if (schema.containsKey(NPU_OP_MEM) && tables.containsAll(java.util.EnumSet.allOf(MsprofTable.class))) {
+                warnings.add(notRead(c));
+            }
             return new Result(out, warnings, absent);
         }
+    }
+
+    /** A table both msprof and torch_npu databases hold that evidence-v1 has no quantity for. */
+    static final String NPU_OP_MEM = "NPU_OP_MEM";
+
+    /**
+     * NPU_OP_MEM holds one row per operator memory allocation or free (operatorName, addr, type,
+     * size, timestampNs, with the pool's running totalAllocate / totalReserve; CANN msprof db
+     * schema). evidence-v1 names no quantity for it, so it is not read; it is named, with its
+     * row count, so that its absence from every figure is never silent.
+     */
+    private static String notRead(Connection c) throws SQLException {
+        long rows;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM " + NPU_OP_MEM)) {
+            rows = rs.next() ? rs.getLong(1) : 0;
+        }
+        return "table " + NPU_OP_MEM + " (" + rows + " rows: operator memory allocations and frees with the memory"
+                + " pool's running totals) is present and not read: evidence-v1 has no quantity for it, so none of its"
+                + " rows is in any figure";
     }
 
     private static Map<String, Set<String>> schema(Connection c) throws SQLException {
