@@ -81,7 +81,8 @@ record MsprofPeakModules(Map<String, Long> atPeak, Map<String, Long> growth, Lon
     /** "npu_module_mem at the peak: APP 2.93 GiB (+1.46 GiB since ready), HCCL 400.0 MiB (unchanged), ..." with when they were sampled. */
     String held() {
         return held("npu_module_mem at the peak: ", "since ready", "unchanged")
-                + (lag == null ? "" : " (module samples up to " + MsprofReading.ms(lag) + " before the peak)")
+                + (lag == null ? "" : lag < 1000 ? " (module samples within 1 ms before the peak)"
+                : " (module samples up to " + MsprofReading.ms(lag) + " before the peak)")
                 + (missing.isEmpty() ? "" : "; no sample before the peak for " + String.join(", ", missing));
     }
 
