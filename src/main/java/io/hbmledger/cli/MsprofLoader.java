@@ -6,6 +6,7 @@ import io.hbmledger.evidence.msprof.MsprofExport;
 import io.hbmledger.evidence.msprof.MsprofExportWalker;
 import io.hbmledger.evidence.msprof.MsprofFiles;
 import io.hbmledger.evidence.msprof.MsprofInput;
+import io.hbmledger.evidence.msprof.MsprofPass;
 import io.hbmledger.evidence.msprof.MsprofQuantity;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -32,8 +34,9 @@ import java.util.regex.Pattern;
  * The I/O edge between analyze and the msprof readers: recognises msprof exports among a run's
  * evidence (an export directory such as {@code PROF_*}, {@code *_ascend_pt},
  * {@code mindstudio_profiler_output}, or one of their CSV / SQLite files), reads each export
- * with {@link MsprofAnalyzer} at the run's instants, then once more with each device's peak
- * instant added (so every series' value at that peak is known), and hands the ledger
+ * with {@link MsprofAnalyzer}: npu_mem first, for each device's peak instant, then every table
+ * at the run's instants and those peaks (so every series' value at its device's peak is
+ * known), and hands the ledger
  * {@link MsprofEvidence}: summaries only.
  */
 final class MsprofLoader {
@@ -188,32 +191,37 @@ final class MsprofLoader {
     }
 
     /**
-     * Pass 1 at the run's instants; pass 2 adds each device's peak instant when there is one.
-     * npu_module_mem (about 97% of an export's bytes: ~75 components per sample) is left out of
-     * pass 2, so the second pass costs a few percent; its series keep pass 1's values.
+     * Reads one export so that every series has a value at the run's instants and at its
+     * device's peaks (the whole run's, and the one at or after ready: every series also keeps
+     * its maximum from ready on). Pass 1 reads npu_mem alone (a few percent of an export: two rows per device
+     * and sample, against ~75 for npu_module_mem) to find each device's peak instant; pass 2
+     * reads every table at the run's instants plus those peaks, so npu_module_mem (HCCL,
+     * RUNTIME, APP, ...) is known at the peak too, and the big files (npu_module_mem, and the
+     * event logs memory_record and operator_memory, which in the corpus's torch_npu export are
+     * larger than npu_module_mem) are read exactly once. Without a device peak (no npu_mem
+     * Device rows with times) pass 2 is the only full pass.
      */
     private static MsprofSummary read(List<MsprofInput> inputs, Map<String, Long> momentsUs) throws IOException {
-        MsprofSummary first = MsprofAnalyzer.analyze(inputs, momentsUs);
-        Map<String, Long> withPeaks = new LinkedHashMap<>(momentsUs);
+        // every series also keeps its maximum from ready on: the peak under load, when start-up went higher
+        MsprofPass run = MsprofPass.of(momentsUs).withWindowFrom(momentsUs.containsKey("ready") ? "ready" : null);
+        MsprofSummary first = MsprofAnalyzer.analyze(inputs, run.onlyTables(EnumSet.of(MsprofTable.NPU_MEM)));
+        MsprofPass withPeaks = run;
         for (MsprofSeries s : first.series()) {
-            if (s.quantity() == MsprofQuantity.DEVICE_HBM_PEAK && s.device() != null && s.peakTimestampUs() != null) {
-                // +1 us: the peak's own time is kept in whole microseconds while samples carry
-                // fractions (".586"), so the instant itself would fall just before its sample
-                withPeaks.put(MsprofEvidence.peakMoment(s.device()), s.peakTimestampUs() + 1);
+            if (s.quantity() != MsprofQuantity.DEVICE_HBM_PEAK || s.device() == null) {
+                continue;
+            }
+            // +1 us: a peak's own time is kept in whole microseconds while samples carry
+            // fractions (".586"), so the instant itself would fall just before its sample
+            if (s.peakTimestampUs() != null) {
+                withPeaks = withPeaks.withDeviceMoment(MsprofEvidence.peakMoment(s.device()), s.device(),
+                        s.peakTimestampUs() + 1);
+            }
+            if (s.windowPeak() != null) {
+                withPeaks = withPeaks.withDeviceMoment(MsprofEvidence.loadPeakMoment(s.device()), s.device(),
+                        s.windowPeak().timestampUs() + 1);
             }
         }
-        List<MsprofInput> again = inputs.stream().filter(in -> in.table() != MsprofTable.NPU_MODULE_MEM).toList();
-        if (withPeaks.size() == momentsUs.size() || again.isEmpty()) {
-            return first;
-        }
-        MsprofSummary second = MsprofAnalyzer.analyze(again, withPeaks);
-        List<MsprofSeries> series = new ArrayList<>();
-        for (MsprofSeries s : first.series()) {
-            series.add(second.series().stream().filter(t -> t.quantity() == s.quantity()
-                    && java.util.Objects.equals(t.device(), s.device())
-                    && java.util.Objects.equals(t.component(), s.component())).findFirst().orElse(s));
-        }
-        return new MsprofSummary(first.files(), series, first.operators(), first.warnings());
+        return MsprofAnalyzer.analyze(inputs, withPeaks);
     }
 
     private static final class Group {

@@ -46,6 +46,7 @@ public final class Attribution {
             new LaterSamplesCheck(),
             new MsprofAppCheck(),
             new MsprofDeviceCheck(),
+            new MsprofReadySampleCheck(),
             new SampleLayoutCheck());
 
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),

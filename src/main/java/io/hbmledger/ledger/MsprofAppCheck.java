@@ -89,7 +89,10 @@ final class MsprofAppCheck implements DeviceRule {
                     + ": difference " + Units.gib(diff)
                     + (status == Check.Status.PASS ? "" : " (more than 2%: a figure is missing or applies to another rank)"));
         }
-        Optional<MsprofReading> appPeak = MsprofReading.at(m, app.get(), MsprofEvidence.peakMoment(key), "the device peak");
+        // the peak the ledger shows: the one at or after ready when there is one
+        String peakMoment = dm.wholeDevice().map(dev -> MsprofPeakRule.shown(m, dev, key).moment())
+                .orElse(MsprofEvidence.peakMoment(key));
+        Optional<MsprofReading> appPeak = MsprofReading.at(m, app.get(), peakMoment, "the device peak");
         Optional<Entry> act = d.get(Component.ACTIVATION_PEAK).filter(Entry::known);
         long a = appPeak.map(MsprofReading::bytes).orElse(app.get().peakBytes());
         String which = appPeak.isPresent() ? "at the device peak APP" : "APP's maximum over the window";

@@ -29,6 +29,11 @@ public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, 
         return "peak@" + msprofDevice;
     }
 
+    /** The moment name under which every series' value at a device's peak at or after ready is kept. */
+    public static String loadPeakMoment(String msprofDevice) {
+        return "peak_after_ready@" + msprofDevice;
+    }
+
     public MsprofEvidence {
         exports = List.copyOf(exports);
         momentsUs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(momentsUs));
@@ -73,6 +78,14 @@ public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, 
 
     /** The source line of a value at an instant. */
     public Source source(MsprofValueAt v) {
-        return new Source(shown(v.file()), (int) Math.min(Integer.MAX_VALUE, v.row()), v.text());
+        return source(v.file(), v.row(), v.text());
+    }
+
+    /**
+     * A data row of an msprof table (CSV data row, header excluded, or SQLite rowid): shown as
+     * {@code file row N}, never as the file's line N.
+     */
+    public Source source(String file, long row, String text) {
+        return new Source(shown(file), (int) Math.min(Integer.MAX_VALUE, row), text, true);
     }
 }

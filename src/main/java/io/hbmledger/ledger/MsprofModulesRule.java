@@ -63,6 +63,8 @@ final class MsprofModulesRule implements DeviceRule {
         List<String> parts = new ArrayList<>();
         List<String> zero = new ArrayList<>();
         String timing = null;
+        List<String> stale = new ArrayList<>();
+        String firstStale = null;
         for (MsprofSeries s : series) {
             MsprofReading r;
             Optional<MsprofReading> at = m.readyUs().isPresent()
@@ -74,7 +76,10 @@ final class MsprofModulesRule implements DeviceRule {
                 r = MsprofReading.peak(m, s, m.readyUs().isPresent()
                         ? MsprofReading.whyNot(s, m.readyUs().get(), "ready") : "the run gives no ready instant (run.json moments.ready)");
             }
-            if (timing == null) {
+            if (r.stale()) {
+                stale.add(s.component());
+                firstStale = firstStale == null ? s.component() + ": " + r.note() : firstStale;
+            } else if (timing == null) {
                 timing = r.note();
             }
             sum += r.bytes();
@@ -101,7 +106,19 @@ final class MsprofModulesRule implements DeviceRule {
         } else if (!zero.isEmpty()) {
             note.append("; 0: ").append(String.join(", ", zero));
         }
-        note.append("; ").append(allAtReady ? "values at ready, e.g. " + timing : timing);
+        if (timing != null) {
+            note.append("; ").append(allAtReady ? "values at ready, e.g. " + timing : timing);
+        } else {
+            note.append("; values at ready");
+        }
+        if (stale.size() == 1) {
+            // the old sample with its own time: still the value at ready, but it may predate ready's state
+            note.append("; ").append(firstStale);
+        } else if (stale.size() > 1) {
+            note.append("; ").append(stale.size()).append(" components STALE at ready (")
+                    .append(String.join(", ", stale.subList(0, Math.min(5, stale.size()))))
+                    .append(stale.size() > 5 ? ", ..." : "").append("), e.g. ").append(firstStale);
+        }
         Entry e = new Entry(component, sum, Confidence.MEASURED, sources, note.toString(),
                 allAtReady ? "ready" : null, true, null);
         if (component.equals(Component.OTHER_MODULES)) {
@@ -115,7 +132,6 @@ final class MsprofModulesRule implements DeviceRule {
     }
 
     private static Source at(MsprofEvidence m, MsprofSeries s) {
-        return s.at("ready").map(m::source).orElse(new Source(m.shown(s.peakFile()),
-                (int) Math.min(Integer.MAX_VALUE, s.peakRow()), s.peakText()));
+        return s.at("ready").map(m::source).orElse(m.source(s.peakFile(), s.peakRow(), s.peakText()));
     }
 }

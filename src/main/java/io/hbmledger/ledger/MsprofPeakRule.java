@@ -2,28 +2,58 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.evidence.msprof.MsprofWindowPeak;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * The device's peak under load from msprof's npu_mem {@code Device} series: the highest sample,
- * with its time placed among the run's moments, and the activation peak under load = that peak
- * minus the value at ready (both samples of the same series), next to vLLM's start-up profile
- * figure ({@code activation_peak}, reported). Neither is resident at ready, so neither is
- * counted in a ready ledger. A peak sampled before ready belongs to start-up and gives no
- * activation peak under load. The sampling check says when samples are too far apart to trust a
+ * The device's peak under load from msprof's npu_mem {@code Device} series: the highest sample
+ * at or after ready, with its time placed among the run's moments, and the activation peak under
+ * load = that peak minus the value at ready (both samples of the same series), next to vLLM's
+ * start-up profile figure ({@code activation_peak}, reported). Neither is resident at ready, so
+ * neither is counted in a ready ledger. When start-up (model loading, graph capture, vLLM's
+ * profile run) went higher than anything after ready, the whole run's maximum is named as that
+ * start-up peak beside it, not taken for load. Without a ready instant the whole run's maximum is
+ * all there is, and no activation peak under load can be told. What npu_module_mem held at the
+ * peak says which module grew. The sampling check says when samples are too far apart to trust a
  * peak.
  */
 final class MsprofPeakRule implements DeviceRule {
 
-    /** The highest whole-device sample (not counted at ready). */
+    /** The highest whole-device sample at or after ready (not counted at ready). */
     static final String DEVICE_PEAK = "device_peak";
     /** Device peak minus device at ready, from the same npu_mem series. */
     static final String ACTIVATION_UNDER_LOAD = "activation_peak_under_load";
     static final String SAMPLING_CHECK = "msprof_sampling";
     /** A gap between samples above this can hide a peak: msprof's default is 50 Hz (20 ms). */
     static final long COARSE_US = 100_000L;
+
+    /**
+     * The peak the ledger shows for a device.
+     *
+     * @param underLoad true when it is the maximum at or after ready, false for the whole run's
+     * @param moment the moment name under which every series' value at it is kept
+     */
+    record Peak(long bytes, Source source, Long timestampUs, boolean underLoad, String moment) {
+    }
+
+    /**
+     * The maximum at or after ready when the run has a ready instant and a sample after it
+     * (the whole run's maximum when that came after ready: then they are one sample); else the
+     * whole run's maximum.
+     */
+    static Peak shown(MsprofEvidence m, MsprofSeries dev, String key) {
+        MsprofWindowPeak w = dev.windowPeak();
+        Long ready = m.readyUs().orElse(null);
+        if (w != null && "ready".equals(w.from()) && ready != null && w.fromUs() == ready) {
+            return new Peak(w.bytes(), m.source(w.file(), w.row(), w.text()), w.timestampUs(), true,
+                    MsprofEvidence.loadPeakMoment(key));
+        }
+        Long ts = dev.peakTimestampUs();
+        return new Peak(dev.peakBytes(), m.source(dev.peakFile(), dev.peakRow(), dev.peakText()),
+                ts, ready != null && ts != null && ts >= ready, MsprofEvidence.peakMoment(key));
+    }
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -43,24 +73,38 @@ final class MsprofPeakRule implements DeviceRule {
         }
         MsprofSeries dev = devSeries.get();
         sampling(d, dev);
-        Source peakSrc = new Source(m.shown(dev.peakFile()), (int) Math.min(Integer.MAX_VALUE, dev.peakRow()), dev.peakText());
-        Long ts = dev.peakTimestampUs();
+        Peak peak = shown(m, dev, match.key());
+        Long ts = peak.timestampUs();
         String when = ts == null ? "time not recorded" : MsprofReading.time(ts) + placed(m.momentsUs(), ts);
         Long ready = m.readyUs().orElse(null);
-        boolean afterReady = ts != null && ready != null && ts >= ready;
         String coarse = dev.tooCoarse(COARSE_US) ? "; samples up to " + gap(dev) + " apart: a shorter peak may be missed" : "";
-        d.put(new Entry(DEVICE_PEAK, dev.peakBytes(), Confidence.MEASURED, List.of(peakSrc),
-                "highest whole-device HBM sample (msprof npu_mem Device, " + match.key() + ", " + dev.samples()
-                        + " samples), at " + when + (ready == null ? "; the run gives no ready instant to place it"
-                        : afterReady ? "" : "; BEFORE ready: a start-up peak, not a peak under load")
-                        + coarse + "; not resident at ready, so not in the sum",
+        Optional<MsprofPeakModules> modules = MsprofPeakModules.of(m, dm, peak.moment());
+        String what;
+        if (ready == null) {
+            what = "highest whole-device HBM sample (msprof npu_mem Device, " + match.key() + ", " + dev.samples()
+                    + " samples), at " + when + "; the run gives no ready instant to place it";
+        } else if (peak.underLoad()) {
+            what = "highest whole-device HBM sample at or after ready (msprof npu_mem Device, " + match.key() + ", "
+                    + dev.samples() + " samples in the run), at " + when + startUp(m, dm, dev, peak);
+        } else {
+            boolean ended = dev.lastTimestampUs() != null && dev.lastTimestampUs() < ready;
+            what = "highest whole-device HBM sample (msprof npu_mem Device, " + match.key() + ", " + dev.samples()
+                    + " samples), at " + when + "; BEFORE ready: a start-up peak, not a peak under load"
+                    + (ended ? " (no sample at or after ready: profiling stopped at " + MsprofReading.time(dev.lastTimestampUs()) + ")"
+                    : " (the maximum after ready was not read)");
+        }
+        d.put(new Entry(DEVICE_PEAK, peak.bytes(), Confidence.MEASURED, List.of(peak.source()),
+                what + modules.map(x -> "; " + x.held()).orElse("") + coarse + "; not resident at ready, so not in the sum",
                 "peak", false, null));
         if (ready == null) {
             d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "needs the ready instant (run.json moments.ready) to subtract the device's usage at ready from its peak"));
             return;
         }
-        if (!afterReady) {
-            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "the highest sample of the run is before ready (start-up), so the series maximum says nothing about load; a run with a workload after ready is needed"));
+        if (!peak.underLoad()) {
+            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, dev.lastTimestampUs() != null && dev.lastTimestampUs() < ready
+                    ? "no npu_mem Device sample at or after ready (profiling ended before it), so nothing is known about"
+                    + " load; a run profiled through its workload is needed"
+                    : "the highest sample of the run is before ready (start-up) and the maximum after ready was not read"));
             return;
         }
         Optional<MsprofReading> atReady = MsprofReading.at(m, dev, "ready", "ready");
@@ -69,27 +113,45 @@ final class MsprofPeakRule implements DeviceRule {
             return;
         }
         long r = atReady.get().bytes();
-        long act = dev.peakBytes() - r;
-        String app = appGrowth(m, dm, match.key());
-        d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peakSrc, atReady.get().source()),
+        long act = peak.bytes() - r;
+        String app = appGrowth(m, dm, peak.moment());
+        String grew = modules.flatMap(MsprofPeakModules::grew).map(x -> "; " + x).orElse("");
+        String old = atReady.get().stale() ? "; the device at ready was " + atReady.get().note()
+                + ", so the growth may include what start-up added after that sample" : "";
+        String none = act > 0 ? "" : "; no sample after ready is above the value at ready: the device did not grow under"
+                + " load while it was profiled (was the workload inside the profiled window?)";
+        d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
-                        + app + "); beside vLLM's start-up profile figure (activation_peak, reported)" + coarse
+                        + app + grew + "); beside vLLM's start-up profile figure (activation_peak, reported)" + old + none + coarse
                         + "; not resident at ready, so not in the sum",
-                "peak", false, "device peak " + dev.peakBytes() + " B at " + MsprofReading.time(ts) + " - device at ready "
-                        + r + " B = " + act + " B (" + Units.gib(act) + ")"));
+                "peak", false, "device peak after ready " + peak.bytes() + " B at " + MsprofReading.time(ts)
+                        + " - device at ready " + r + " B = " + act + " B (" + Units.gibOrMib(act) + ")"));
     }
 
-    private static String appGrowth(MsprofEvidence m, MsprofSummary.DeviceMemory dm, String key) {
+    /** The whole run's maximum when it came before ready and went higher than the peak under load. */
+    private static String startUp(MsprofEvidence m, MsprofSummary.DeviceMemory dm, MsprofSeries dev, Peak peak) {
+        if (dev.peakBytes() <= peak.bytes() || dev.peakTimestampUs() == null) {
+            return "; also the whole run's maximum";
+        }
+        String at = MsprofReading.time(dev.peakTimestampUs()) + placed(m.momentsUs(), dev.peakTimestampUs());
+        return "; the whole run's maximum came BEFORE ready: " + Units.gib(dev.peakBytes()) + " at " + at + ", "
+                + m.shown(dev.peakFile()) + " row " + dev.peakRow() + " \"" + dev.peakText() + "\", "
+                + Units.gibOrMib(dev.peakBytes() - peak.bytes()) + " above the peak under load: a start-up peak (model loading,"
+                + " graph capture, vLLM's profile run), not load"
+                + MsprofPeakModules.of(m, dm, MsprofEvidence.peakMoment(dm.device())).map(x -> " (" + x.then() + ")").orElse("");
+    }
+
+    private static String appGrowth(MsprofEvidence m, MsprofSummary.DeviceMemory dm, String peakMoment) {
         Optional<MsprofSeries> app = dm.app();
         if (app.isEmpty()) {
             return "";
         }
-        Optional<MsprofReading> atPeak = MsprofReading.at(m, app.get(), MsprofEvidence.peakMoment(key), "the peak");
+        Optional<MsprofReading> atPeak = MsprofReading.at(m, app.get(), peakMoment, "the peak");
         Optional<MsprofReading> atReady = MsprofReading.at(m, app.get(), "ready", "ready");
         if (atPeak.isEmpty() || atReady.isEmpty()) {
             return "";
         }
-        return "; the serving process (npu_mem APP) grew " + Units.gib(atPeak.get().bytes() - atReady.get().bytes());
+        return "; the serving process (npu_mem APP) grew " + Units.gibOrMib(atPeak.get().bytes() - atReady.get().bytes());
     }
 
     private static void sampling(DeviceDraft d, MsprofSeries dev) {

@@ -52,8 +52,7 @@ final class MsprofRunRule implements RunRule {
             }
             for (MsprofOperatorTotals o : e.summary().processLevelOperators()) {
                 run.processLevel(new ProcessLevelEntry("operator_memory", o.bytesTotal(), Confidence.MEASURED,
-                        e.name() + ": rows without a device", List.of(new Source(m.shown(o.file()),
-                        (int) Math.min(Integer.MAX_VALUE, o.lastRow()), "sum of " + o.count() + " rows")),
+                        e.name() + ": rows without a device", List.of(m.source(o.file(), o.lastRow(), "sum of " + o.count() + " rows")),
                         "operator_memory: sum of " + o.count() + " operator allocations (not resident at once)"));
             }
         }
@@ -84,6 +83,6 @@ final class MsprofRunRule implements RunRule {
         String what = s.quantity().contractName() + (s.component() == null ? "" : " " + s.component())
                 + ": maximum over the profiled window" + (s.peakTimestampUs() == null ? "" : " at " + MsprofReading.time(s.peakTimestampUs()));
         return new ProcessLevelEntry(component, s.peakBytes(), Confidence.MEASURED, scope,
-                List.of(new Source(m.shown(s.peakFile()), (int) Math.min(Integer.MAX_VALUE, s.peakRow()), s.peakText())), what);
+                List.of(m.source(s.peakFile(), s.peakRow(), s.peakText())), what);
     }
 }

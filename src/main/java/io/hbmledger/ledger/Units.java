@@ -19,6 +19,11 @@ public final class Units {
         return String.format(Locale.ROOT, "%.2f", bytes / (double) GIB);
     }
 
+    /** GiB from 1 GiB on, MiB below: a 1 MiB difference is not shown as "0.00 GiB". */
+    public static String gibOrMib(long bytes) {
+        return Math.abs(bytes) >= GIB ? gib(bytes) : mib(bytes);
+    }
+
     public static String mib(long bytes) {
         return String.format(Locale.ROOT, "%.1f MiB", bytes / (double) MIB);
     }

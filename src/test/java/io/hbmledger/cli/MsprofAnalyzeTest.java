@@ -50,6 +50,9 @@ class MsprofAnalyzeTest {
         assertThat(hccl.get("confidence").asText()).isEqualTo("measured");
         assertThat(hccl.get("bytes").asLong()).isEqualTo(423690240L);
         assertThat(hccl.get("sources").get(0).get("text").asText()).isEqualTo("404.0625");
+        // HCCL's maximum is its first sample: data row 43 of the CSV (file line 44), marked as a data row
+        assertThat(hccl.get("sources").get(0).get("line").asInt()).isEqualTo(43);
+        assertThat(hccl.get("sources").get(0).get("data_row").asBoolean()).isTrue();
         // no ready instant: each module's maximum, RUNTIME 96714752 + GE 79691776 + ASCENDCL 0
         JsonNode rt = entry(r, "cann_runtime");
         assertThat(rt.get("confidence").asText()).isEqualTo("measured");
@@ -93,6 +96,35 @@ class MsprofAnalyzeTest {
         JsonNode r = analyze(Corpus.file("msprof/msinsight_level1_rank0_ascend_pytorch_profiler_0.db").toString());
         assertThat(entry(r, "hccl").get("bytes").asLong()).isEqualTo(423690240L);
         assertThat(entry(r, "cann_runtime").get("note").asText()).contains("RUNTIME 92.2 MiB");
+    }
+
+    /**
+     * The SQLite twin's NPU_MEM Device rows (rowid 15..28, one every ~20 ms from
+     * 1736410576286486200 ns = 2025-01-09T08:16:16.286486Z): 2460499968 B at 15, 2462597120 at 16,
+     * 2463629312 at 17, 2468032512 from 18 (.346430) to 26 (.506418), 2466983936 at 27 (.526422),
+     * 2464886784 at 28 (.546051).
+     */
+    @Test
+    void sqliteDevicePeakAfterReadyAndTheStartUpMaximumBeforeIt() throws Exception {
+        String db = Corpus.file("msprof/msinsight_level1_rank0_ascend_pytorch_profiler_0.db").toString();
+        // ready .300: at ready rowid 15 (2460499968); from ready on the maximum is rowid 18, also the
+        // whole run's: 2468032512 - 2460499968 = 7532544 B of growth
+        JsonNode early = analyze("--instant", "ready=2025-01-09T08:16:16.300Z", db);
+        assertThat(entry(early, "device_peak").get("bytes").asLong()).isEqualTo(2468032512L);
+        assertThat(entry(early, "device_peak").get("sources").get(0).get("line").asInt()).isEqualTo(18);
+        assertThat(entry(early, "device_peak").get("note").asText()).contains("also the whole run's maximum");
+        assertThat(entry(early, "activation_peak_under_load").get("bytes").asLong()).isEqualTo(7532544L);
+        // ready .516: at ready rowid 26 (2468032512); from ready on rowid 27 (2466983936) is the
+        // highest, 1048576 B under the value at ready; the run's maximum (rowid 18) came 170 ms before
+        JsonNode late = analyze("--instant", "ready=2025-01-09T08:16:16.516Z", db);
+        JsonNode peak = entry(late, "device_peak");
+        assertThat(peak.get("bytes").asLong()).isEqualTo(2466983936L);
+        assertThat(peak.get("sources").get(0).get("line").asInt()).isEqualTo(27);
+        assertThat(peak.get("note").asText()).contains("the whole run's maximum came BEFORE ready: 2.30 GiB",
+                "170 ms before ready", "row 18 \"2468032512\"");
+        JsonNode act = entry(late, "activation_peak_under_load");
+        assertThat(act.get("bytes").asLong()).isEqualTo(-1048576L);
+        assertThat(act.get("note").asText()).contains("did not grow under load");
     }
 
     @Test

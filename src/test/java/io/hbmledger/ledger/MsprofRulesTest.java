@@ -68,7 +68,8 @@ class MsprofRulesTest {
         DeviceLedger d = l.devices().get(0);
         assertThat(entry(d, Component.HCCL).bytes()).isEqualTo(404 * MIB);
         assertThat(entry(d, Component.HCCL).moment()).isEqualTo("ready");
-        assertThat(entry(d, Component.HCCL).sources().get(0)).isEqualTo(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 11, "413696"));
+        // a data row of the table (header excluded), shown as "row 11", never as line 11
+        assertThat(entry(d, Component.HCCL).sources().get(0)).isEqualTo(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 11, "413696", true));
         // RUNTIME 92 + GE 76; APP is not a line (vLLM's figures split it)
         assertThat(entry(d, Component.CANN_RUNTIME).bytes()).isEqualTo(168 * MIB);
         // SLOG 4 + DRV 64; counted, as no baseline or process table holds them here
@@ -153,10 +154,10 @@ class MsprofRulesTest {
         assertThat(peak.counted()).isFalse();
         assertThat(peak.note()).contains("3000 ms after ready");
         Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
-        // 51000 - 50000 MiB; the app grew 46600 - 46000 = 600 MiB = 0.59 GiB
+        // 51000 - 50000 MiB; the app grew 46600 - 46000 = 600 MiB (under 1 GiB: shown in MiB)
         assertThat(act.bytes()).isEqualTo(1_000 * MIB);
         assertThat(act.confidence()).isEqualTo(Confidence.MEASURED);
-        assertThat(act.note()).contains("grew 0.59 GiB");
+        assertThat(act.note()).contains("grew 600.0 MiB");
         // used comes from npu_mem Device at ready when npu-smi has no sample
         assertThat(d.used().bytes()).isEqualTo(50_000 * MIB);
         assertThat(check(d, MsprofPeakRule.SAMPLING_CHECK).status()).isEqualTo(Check.Status.PASS);
@@ -172,5 +173,90 @@ class MsprofRulesTest {
         Check s = check(d, MsprofPeakRule.SAMPLING_CHECK);
         assertThat(s.status()).isEqualTo(Check.Status.WARN);
         assertThat(s.detail()).contains("up to 500 ms apart");
+    }
+
+    /** The device series of {@link #series} with its maximum at or after ready ({@code winMib} MiB at {@code winTs}, row 77). */
+    static MsprofSeries withWindow(MsprofSeries s, long winMib, long winTs) {
+        return new MsprofSeries(s.quantity(), s.device(), false, s.component(), s.peakBytes(), s.peakText(), FILE,
+                s.peakRow(), s.peakTimestampUs(), s.samples(), s.firstTimestampUs(), s.lastTimestampUs(), s.maxGapUs(),
+                s.at(), new io.hbmledger.evidence.msprof.MsprofWindowPeak("ready", READY, winMib * MIB,
+                        Long.toString(winMib * 1024), winTs, FILE, 77));
+    }
+
+    @Test
+    void whenStartUpWentHigherThePeakUnderLoadIsTheMaximumAfterReady() {
+        // whole run: 52000 MiB 2 s before ready (graph capture); from ready on: 51000 MiB 3 s after
+        MsprofSeries dev = withWindow(series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 52_000 * MIB,
+                READY - 2_000_000L, 20_000, Map.of()), 51_000, READY + 3_000_000L);
+        DeviceLedger d = ledger(evidence(null, dev), List.of(0)).devices().get(0);
+        Entry peak = entry(d, MsprofPeakRule.DEVICE_PEAK);
+        assertThat(peak.bytes()).isEqualTo(51_000 * MIB);
+        assertThat(peak.sources()).containsExactly(new Source("PROF_1/mindstudio_profiler_output/npu_module_mem_1.csv", 77, "52224000", true));
+        assertThat(peak.counted()).isFalse();
+        // 52000 MiB = 50.78 GiB, 1000 MiB over the peak under load (under 1 GiB: in MiB); the start-up row is 42
+        assertThat(peak.note()).contains("at or after ready", "3000 ms after ready",
+                "the whole run's maximum came BEFORE ready: 50.78 GiB", "2000 ms before ready", "row 42 \"53248000\"",
+                "1000.0 MiB above the peak under load: a start-up peak");
+        Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
+        // 51000 - 50000 MiB, measured: no longer unknown because start-up went higher
+        assertThat(act.bytes()).isEqualTo(1_000 * MIB);
+        assertThat(act.confidence()).isEqualTo(Confidence.MEASURED);
+        assertThat(act.arithmetic()).contains("device peak after ready " + 51_000 * MIB + " B", "device at ready " + 50_000 * MIB + " B");
+    }
+
+    @Test
+    void noGrowthAfterReadyIsSaidNotForcedToZero() {
+        // from ready on the device never returns to its ready value: 49000 - 50000 = -1000 MiB
+        MsprofSeries dev = withWindow(series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 52_000 * MIB,
+                READY - 2_000_000L, 20_000, Map.of()), 49_000, READY + 1_000_000L);
+        DeviceLedger d = ledger(evidence(null, dev), List.of(0)).devices().get(0);
+        Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
+        assertThat(act.bytes()).isEqualTo(-1_000 * MIB);
+        assertThat(act.note()).contains("did not grow under load");
+    }
+
+    /**
+     * A series whose last sample before ready was taken 4 s before it, at T0 + 1 s =
+     * 08:00:01Z (msprof stalled), though it samples every 20 ms otherwise: 500 samples over
+     * 10 s, mean interval 10 s / 499 = 20 ms, largest gap 4.5 s (the stall). Limit
+     * max(5 x 20 ms, 1 s) = 1 s < 4 s: stale. It is still within 2 largest gaps (9 s) of ready,
+     * so it is the value at ready (measured), said to be old.
+     */
+    static MsprofSeries staleAtReady(MsprofQuantity q, String comp, long mib) {
+        Map<String, MsprofValueAt> at = Map.of("ready",
+                new MsprofValueAt("ready", READY, mib * MIB, Long.toString(mib * 1024), READY - 4_000_000L, FILE, 11));
+        return new MsprofSeries(q, "npu:0", false, comp, mib * MIB, Long.toString(mib * 1024), FILE, 11, READY - 4_000_000L,
+                500, T0, T0 + 10_000_000L, 4_500_000L, at);
+    }
+
+    @Test
+    void aReadySampleOlderThanFiveIntervalsOrOneSecondIsSaidAndWarned() {
+        MsprofSeries hccl = staleAtReady(MsprofQuantity.MODULE_RESERVED_PEAK, "HCCL", 404);
+        MsprofSeries dev = staleAtReady(MsprofQuantity.DEVICE_HBM_PEAK, null, 50_000);
+        DeviceLedger d = ledger(evidence(null, hccl, dev, module("npu:0", "RUNTIME", 92)), List.of(0)).devices().get(0);
+        Entry e = entry(d, Component.HCCL);
+        // still the measured value at ready, with the sample's own time: READY - 4 s = 08:00:01Z
+        assertThat(e.bytes()).isEqualTo(404 * MIB);
+        assertThat(e.confidence()).isEqualTo(Confidence.MEASURED);
+        assertThat(e.moment()).isEqualTo("ready");
+        assertThat(e.note()).contains("HCCL: sampled at 2027-01-15T08:00:01Z, 4000 ms before ready: STALE",
+                "no sample of this series in the 4000 ms before ready");
+        // RUNTIME was sampled 10 ms before ready: fresh, not named
+        assertThat(entry(d, Component.CANN_RUNTIME).note()).doesNotContain("STALE");
+        assertThat(d.used().note()).contains("STALE");
+        Check c = check(d, MsprofReadySampleCheck.CHECK);
+        assertThat(c.status()).isEqualTo(Check.Status.WARN);
+        assertThat(c.detail()).contains("npu_mem Device: sampled at 2027-01-15T08:00:01Z, 4000 ms before ready",
+                "npu_module_mem HCCL: sampled at 2027-01-15T08:00:01Z", "limit 1000 ms");
+    }
+
+    @Test
+    void freshReadySamplesPassTheCheck() {
+        // every sample at ready is 10 ms old (see series): within max(5 x 20 ms, 1 s)
+        MsprofSeries dev = series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 50_000 * MIB, T0, 20_000, Map.of());
+        DeviceLedger d = ledger(evidence(null, dev, module("npu:0", "HCCL", 404)), List.of(0)).devices().get(0);
+        Check c = check(d, MsprofReadySampleCheck.CHECK);
+        assertThat(c.status()).isEqualTo(Check.Status.PASS);
+        assertThat(c.detail()).contains("npu_mem Device 10 ms, npu_module_mem at most 10 ms (HCCL) before ready");
     }
 }

@@ -124,7 +124,7 @@ class MsprofLedgerEndToEndTest {
         assertThat(peak.get("bytes").asLong() - used).isEqualTo(underLoad.get("bytes").asLong());
         // npu_mem APP read at the device peak's own sample (same instant): the process grew the same
         assertThat(underLoad.get("note").asText())
-                .contains(String.format(java.util.Locale.ROOT, "(npu_mem APP) grew %.2f GiB", act / (double) (1L << 30)));
+                .contains(String.format(java.util.Locale.ROOT, "(npu_mem APP) grew %.1f MiB", act / (double) (1L << 20)));
         assertThat(underLoad.get("arithmetic").asText()).contains("device at ready " + used + " B");
         assertThat(checks(d)).contains("msprof_timeline=pass", "msprof_device_ids=pass");
     }

@@ -100,7 +100,7 @@ final class CsvFileScan {
      *
      * @param parallelism how many parts to aim for per core-sized slice of the work
      */
-    CompletableFuture<Tally> scan(long[] instantsNs, int folderDevice, Executor executor, int parallelism,
+    CompletableFuture<Tally> scan(Instants instants, int folderDevice, Executor executor, int parallelism,
                                   AtomicLong progress) {
         List<long[]> parts;
         try {
@@ -113,7 +113,7 @@ final class CsvFileScan {
         }
         List<CompletableFuture<Tally>> futures = new ArrayList<>();
         for (long[] p : parts) {
-            futures.add(CompletableFuture.supplyAsync(() -> scanPart(p[0], p[1], instantsNs, folderDevice, progress),
+            futures.add(CompletableFuture.supplyAsync(() -> scanPart(p[0], p[1], instants, folderDevice, progress),
                     executor));
         }
         return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -125,8 +125,8 @@ final class CsvFileScan {
         });
     }
 
-    private Tally scanPart(long from, long to, long[] instantsNs, int folderDevice, AtomicLong progress) {
-        Tally tally = new Tally(instantsNs);
+    private Tally scanPart(long from, long to, Instants instants, int folderDevice, AtomicLong progress) {
+        Tally tally = new Tally(instants);
         CsvRowHandler handler = new CsvRowHandler(layout, tally, folderDevice);
         long[] reported = {0};
         byte[] buffer = buffers.poll();

@@ -43,20 +43,25 @@ final class DbScan {
     private DbScan() {
     }
 
-    static Result scan(Path file, String display, long[] instantsNs) throws EvidenceException, IOException {
+    /**
+     * Reads the memory tables of one database that {@code tables} names; a table left out is
+     * neither read nor reported absent.
+     */
+    static Result scan(Path file, String display, Instants instants, Set<MsprofTable> tables)
+            throws EvidenceException, IOException {
         List<String> warnings = new ArrayList<>();
         Path wal = file.resolveSibling(file.getFileName() + "-wal");
         boolean walPending = Files.isRegularFile(wal) && Files.size(wal) > 0;
         try {
             if (walPending) {
                 try {
-                    return scanWith(file, display, instantsNs, "mode=ro", warnings);
+                    return scanWith(file, display, instants, tables, "mode=ro", warnings);
                 } catch (SQLException e) {
                     warnings.add("the -wal file beside the database could not be applied (" + e.getMessage()
                             + "); read the main file only: changes not yet checkpointed are missing");
                 }
             }
-            return scanWith(file, display, instantsNs, "mode=ro&immutable=1", warnings);
+            return scanWith(file, display, instants, tables, "mode=ro&immutable=1", warnings);
         } catch (SQLException e) {
             throw new EvidenceException(display, 0, "cannot read as an msprof SQLite export: " + e.getMessage()
                     + "; expected an msprof_*.db or ascend_pytorch_profiler_*.db file");
@@ -67,8 +72,8 @@ final class DbScan {
         }
     }
 
-    private static Result scanWith(Path file, String display, long[] instantsNs, String query,
-                                   List<String> warnings) throws SQLException {
+    private static Result scanWith(Path file, String display, Instants instants, Set<MsprofTable> tables,
+                                   String query, List<String> warnings) throws SQLException {
         String url;
         try {
             url = "jdbc:sqlite:" + new URI("file", null, file.toAbsolutePath().toString(), query, null);
@@ -108,6 +113,9 @@ final class DbScan {
                     MsprofTable.OPERATOR_MEMORY, List.of("size", "releasetime", "deviceid"));
             for (Map.Entry<MsprofTable, String> q : sql.entrySet()) {
                 MsprofTable t = q.getKey();
+                if (!tables.contains(t)) {
+                    continue;
+                }
                 Set<String> cols = schema.get(t.dbTable());
                 if (cols == null) {
                     absent.add(t);
@@ -119,7 +127,7 @@ final class DbScan {
                     absent.add(t);
                     continue;
                 }
-                Tally tally = new Tally(instantsNs);
+                Tally tally = new Tally(instants);
                 try (Statement st = c.createStatement()) {
                     st.setFetchSize(4096);
                     try (ResultSet rs = st.executeQuery(q.getValue())) {
@@ -135,9 +143,33 @@ final class DbScan {
                 }
                 out.add(new TableTally(t, tally));
             }
-            absent.add(MsprofTable.STATIC_OP_MEM);
+            if (tables.contains(MsprofTable.STATIC_OP_MEM)) {
+                absent.add(MsprofTable.STATIC_OP_MEM);
+            }
+            if (schema.containsKey(NPU_OP_MEM) && tables.containsAll(java.util.EnumSet.allOf(MsprofTable.class))) {
+                warnings.add(notRead(c));
+            }
             return new Result(out, warnings, absent);
         }
+    }
+
+    /** A table both msprof and torch_npu databases hold that evidence-v1 has no quantity for. */
+    static final String NPU_OP_MEM = "NPU_OP_MEM";
+
+    /**
+     * NPU_OP_MEM holds one row per operator memory allocation or free (operatorName, addr, type,
+     * size, timestampNs, with the pool's running totalAllocate / totalReserve; CANN msprof db
+     * schema). evidence-v1 names no quantity for it, so it is not read; it is named, with its
+     * row count, so that its absence from every figure is never silent.
+     */
+    private static String notRead(Connection c) throws SQLException {
+        long rows;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM " + NPU_OP_MEM)) {
+            rows = rs.next() ? rs.getLong(1) : 0;
+        }
+        return "table " + NPU_OP_MEM + " (" + rows + " rows: operator memory allocations and frees with the memory"
+                + " pool's running totals) is present and not read: evidence-v1 has no quantity for it, so none of its"
+                + " rows is in any figure";
     }
 
     private static Map<String, Set<String>> schema(Connection c) throws SQLException {

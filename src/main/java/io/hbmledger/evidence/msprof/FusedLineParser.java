@@ -103,7 +103,7 @@ final class FusedLineParser {
      * Only worth its few milliseconds for large files.
      */
     static void warmUp(CsvLayout layout) {
-        Tally tally = new Tally(new long[0]);
+        Tally tally = new Tally(Instants.NONE);
         CsvRowHandler handler = new CsvRowHandler(layout, tally, -1);
         FusedLineParser f = forLayout(layout, handler);
         if (f == null) {

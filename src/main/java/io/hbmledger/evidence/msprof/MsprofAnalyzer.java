@@ -30,6 +30,14 @@ public final class MsprofAnalyzer {
      * @throws IOException only when the pool itself fails
      */
     public static MsprofSummary analyze(List<MsprofInput> inputs, Map<String, Long> momentsUs) throws IOException {
+        return analyze(inputs, MsprofPass.of(momentsUs));
+    }
+
+    /**
+     * Analyses the given files as one pass asks: its instants (run-wide and per device) and
+     * its tables; files of other tables are left out of the summary.
+     */
+    public static MsprofSummary analyze(List<MsprofInput> inputs, MsprofPass pass) throws IOException {
         long total = 0;
         for (MsprofInput in : inputs) {
             total += Files.isRegularFile(in.path()) ? Files.size(in.path()) : 0;
@@ -43,7 +51,7 @@ public final class MsprofAnalyzer {
                     for (MsprofInput in : inputs) {
                         try {
                             pending.add(MsprofFiles.start(in.path(), in.path().toString(), in.folderDevice(),
-                                    momentsUs, ex.executor(), ex.parallelism(), progress));
+                                    pass, ex.executor(), ex.parallelism(), progress));
                             started.add(in);
                         } catch (EvidenceException | IOException e) {
                             warnings.add(in.path() + ": " + e.getMessage());
@@ -53,7 +61,10 @@ public final class MsprofAnalyzer {
                     for (int i = 0; i < pending.size(); i++) {
                         MsprofInput in = started.get(i);
                         try {
-                            groups.computeIfAbsent(in.sliceGroup(), k -> new ArrayList<>()).add(pending.get(i).get());
+                            MsprofFileResult r = pending.get(i).get();
+                            if (r != null) {
+                                groups.computeIfAbsent(in.sliceGroup(), k -> new ArrayList<>()).add(r);
+                            }
                         } catch (EvidenceException | IOException e) {
                             warnings.add(in.path() + ": " + e.getMessage());
                         }

@@ -63,31 +63,36 @@ public final class MsprofFiles {
     public static MsprofFileResult read(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
                                         Executor executor, int parallelism, AtomicLong progress)
             throws IOException, EvidenceException {
-        return start(file, display, folderDevice, momentsUs, executor, parallelism, progress).get();
+        return start(file, display, folderDevice, MsprofPass.of(momentsUs), executor, parallelism, progress).get();
     }
 
     /** A read that may still be running on the executor. */
     interface Pending {
+        /** The file's result; null when the pass does not read the file's table. */
         MsprofFileResult get() throws IOException, EvidenceException;
     }
 
-    static Pending start(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
+    static Pending start(Path file, String display, Integer folderDevice, MsprofPass pass,
                          Executor executor, int parallelism, AtomicLong progress)
             throws IOException, EvidenceException {
-        return start(file, display, folderDevice, momentsUs, executor, parallelism, progress,
+        return start(file, display, folderDevice, pass, executor, parallelism, progress,
                 java.util.function.UnaryOperator.identity());
     }
 
-    /** As above; {@code tune} adjusts the CSV scan (tests: fast path off, tiny parts). */
+    /** Every table at run-wide instants; {@code tune} adjusts the CSV scan (tests: fast path off, tiny parts). */
     static Pending start(Path file, String display, Integer folderDevice, Map<String, Long> momentsUs,
                          Executor executor, int parallelism, AtomicLong progress,
                          java.util.function.UnaryOperator<CsvFileScan> tune)
             throws IOException, EvidenceException {
-        List<String> names = new ArrayList<>(momentsUs.keySet());
-        long[] instantsNs = new long[names.size()];
-        for (int i = 0; i < names.size(); i++) {
-            instantsNs[i] = Math.multiplyExact(momentsUs.get(names.get(i)), 1000L);
-        }
+        return start(file, display, folderDevice, MsprofPass.of(momentsUs), executor, parallelism, progress, tune);
+    }
+
+    /** As above for one pass. */
+    static Pending start(Path file, String display, Integer folderDevice, MsprofPass pass,
+                         Executor executor, int parallelism, AtomicLong progress,
+                         java.util.function.UnaryOperator<CsvFileScan> tune)
+            throws IOException, EvidenceException {
+        Instants instants = Instants.of(pass);
         byte[] head = FileHead.of(file).head();
         Optional<String> format = detect(head);
         if (format.isEmpty()) {
@@ -98,7 +103,7 @@ public final class MsprofFiles {
             CompletableFuture<MsprofFileResult> f = CompletableFuture.supplyAsync(() -> {
                 try {
                     long size = Files.size(file);
-                    MsprofFileResult r = readDb(file, display, instantsNs, names);
+                    MsprofFileResult r = readDb(file, display, instants, pass);
                     if (progress != null) {
                         progress.addAndGet(size);
                     }
@@ -111,18 +116,21 @@ public final class MsprofFiles {
         }
         String header = CsvFileScan.headerLine(head);
         CsvLayout layout = CsvLayout.parse(header).orElseThrow();
+        if (!pass.reads(layout.table())) {
+            return () -> null;
+        }
         long headerBytes = CsvFileScan.headerLength(head);
         CsvFileScan scan = tune.apply(CsvFileScan.of(file, layout, headerBytes, Files.size(file)));
         int dev = layout.deviceColumn() < 0 && folderDevice != null ? folderDevice : -1;
         boolean fromFolder = dev >= 0;
-        CompletableFuture<Tally> tally = scan.scan(instantsNs, dev, executor, parallelism, progress);
+        CompletableFuture<Tally> tally = scan.scan(instants, dev, executor, parallelism, progress);
         return () -> {
             Tally t = await(tally);
             List<String> warnings = new ArrayList<>();
             for (String u : layout.unknown()) {
                 warnings.add("line 1 (header): unknown column '" + u + "' ignored");
             }
-            String missing = new CsvRowHandler(layout, new Tally(instantsNs), dev).missingUnits();
+            String missing = new CsvRowHandler(layout, new Tally(Instants.NONE), dev).missingUnits();
             if (!missing.isEmpty()) {
                 warnings.add("line 1 (header): no unit (KB or MB) in the header for " + missing
                         + "; those values are not read, as the unit is never guessed");
@@ -132,14 +140,14 @@ public final class MsprofFiles {
             }
             warnings.addAll(rowWarnings(t, ""));
             return new MsprofFileResult(display, FORMAT_CSV, EnumSet.of(layout.table()),
-                    EnumSet.noneOf(MsprofTable.class), series(t, display, names, fromFolder),
+                    EnumSet.noneOf(MsprofTable.class), series(t, display, fromFolder),
                     operators(t, display, fromFolder), warnings, t.rows);
         };
     }
 
-    private static MsprofFileResult readDb(Path file, String display, long[] instantsNs, List<String> names)
+    private static MsprofFileResult readDb(Path file, String display, Instants instants, MsprofPass pass)
             throws IOException, EvidenceException {
-        DbScan.Result r = DbScan.scan(file, display, instantsNs);
+        DbScan.Result r = DbScan.scan(file, display, instants, pass.tables());
         List<MsprofSeries> series = new ArrayList<>();
         List<MsprofOperatorTotals> ops = new ArrayList<>();
         List<String> warnings = new ArrayList<>(r.warnings());
@@ -147,7 +155,7 @@ public final class MsprofFiles {
         long rows = 0;
         for (DbScan.TableTally tt : r.tables()) {
             tables.add(tt.table());
-            for (MsprofSeries one : series(tt.tally(), display, names, false)) {
+            for (MsprofSeries one : series(tt.tally(), display, false)) {
                 if (tt.table() == MsprofTable.MEMORY_RECORD && one.peakBytes() == 0) {
                     // torch_npu's SQLite export writes 0 where its memory_record.csv leaves the cell
                     // empty (GE rows have no Total Active): a column that is 0 in every row of a
@@ -162,7 +170,7 @@ public final class MsprofFiles {
             warnings.addAll(rowWarnings(tt.tally(), tt.table().dbTable() + " "));
             rows += tt.tally().rows;
         }
-        if (tables.isEmpty()) {
+        if (tables.isEmpty() && pass.tables().containsAll(EnumSet.allOf(MsprofTable.class))) {
             warnings.add("no memory table (NPU_MEM, NPU_MODULE_MEM, MEMORY_RECORD, OP_MEMORY) in this database:"
                     + " memory evidence absent");
         }
@@ -213,7 +221,7 @@ public final class MsprofFiles {
         return ns == SeriesStats.NONE ? null : Math.floorDiv(ns, 1000L);
     }
 
-    private static List<MsprofSeries> series(Tally t, String file, List<String> names, boolean fromFolder) {
+    private static List<MsprofSeries> series(Tally t, String file, boolean fromFolder) {
         List<MsprofSeries> out = new ArrayList<>();
         for (Map.Entry<Tally.Key, SeriesStats> e : t.series.entrySet()) {
             SeriesStats s = e.getValue();
@@ -221,18 +229,21 @@ public final class MsprofFiles {
                 continue;
             }
             Map<String, MsprofValueAt> at = new LinkedHashMap<>();
-            for (int i = 0; i < names.size(); i++) {
+            String[] names = s.instants.names;
+            for (int i = 0; i < names.length; i++) {
                 if (s.atTsNs[i] != SeriesStats.NONE) {
-                    at.put(names.get(i), new MsprofValueAt(names.get(i), s.instantsNs[i] / 1000L, s.atBytes[i],
+                    at.put(names[i], new MsprofValueAt(names[i], s.instantsNs[i] / 1000L, s.atBytes[i],
                             s.atText(i), us(s.atTsNs[i]), file, s.atRow[i]));
                 }
             }
             boolean timed = s.minTsNs != Long.MAX_VALUE;
+            MsprofWindowPeak win = s.winPeak == SeriesStats.NONE ? null : new MsprofWindowPeak(s.instants.windowFrom,
+                    s.windowFromNs / 1000L, s.winPeak, s.winText(), us(s.winTsNs), file, s.winRow);
             out.add(new MsprofSeries(e.getKey().quantity(), deviceKey(e.getKey().device()),
                     fromFolder && e.getKey().device() >= 0, e.getKey().component(), s.peak, s.peakText(), file,
                     s.peakRow, us(s.peakTsNs), s.samples, timed ? us(s.minTsNs) : null,
                     timed ? us(s.maxTsNs) : null, s.samples >= 2 && timed ? Long.valueOf(s.maxGapNs / 1000L) : null,
-                    at));
+                    at, win));
         }
         return out;
     }

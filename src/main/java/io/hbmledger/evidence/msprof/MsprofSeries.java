@@ -27,14 +27,26 @@ import java.util.Optional;
  * @param lastTimestampUs latest sample time, null without times
  * @param maxGapUs the largest gap between consecutive samples in file order, null below 2 samples
  * @param at value at each moment asked for; a moment before the first sample has no entry
+ * @param windowPeak the maximum over the samples at or after the pass's window start
+ *     ({@link MsprofPass#windowFrom}, e.g. ready), null when no window was asked for or no
+ *     timed sample fell in it
  */
 public record MsprofSeries(MsprofQuantity quantity, String device, boolean deviceFromFolder, String component,
                            long peakBytes, String peakText, String peakFile, long peakRow, Long peakTimestampUs,
                            long samples, Long firstTimestampUs, Long lastTimestampUs, Long maxGapUs,
-                           Map<String, MsprofValueAt> at) {
+                           Map<String, MsprofValueAt> at, MsprofWindowPeak windowPeak) {
 
     public MsprofSeries {
         at = Map.copyOf(at);
+    }
+
+    /** A series read without a window. */
+    public MsprofSeries(MsprofQuantity quantity, String device, boolean deviceFromFolder, String component,
+                        long peakBytes, String peakText, String peakFile, long peakRow, Long peakTimestampUs,
+                        long samples, Long firstTimestampUs, Long lastTimestampUs, Long maxGapUs,
+                        Map<String, MsprofValueAt> at) {
+        this(quantity, device, deviceFromFolder, component, peakBytes, peakText, peakFile, peakRow, peakTimestampUs,
+                samples, firstTimestampUs, lastTimestampUs, maxGapUs, at, null);
     }
 
     /** Mean sampling interval in microseconds; empty below 2 timed samples. */
@@ -79,6 +91,9 @@ public record MsprofSeries(MsprofQuantity quantity, String device, boolean devic
         if (next.maxGapUs != null) {
             gap = gap == null ? next.maxGapUs : Math.max(gap, next.maxGapUs);
         }
+        // strictly greater: on a tie the earlier slice's sample stays, as in one sequential read
+        MsprofWindowPeak win = next.windowPeak != null && (windowPeak == null || next.windowPeak.bytes() > windowPeak.bytes())
+                ? next.windowPeak : windowPeak;
         if (lastTimestampUs != null && next.firstTimestampUs != null) {
             long between = next.firstTimestampUs - lastTimestampUs;
             gap = gap == null ? between : Math.max(gap, between);
@@ -88,7 +103,7 @@ public record MsprofSeries(MsprofQuantity quantity, String device, boolean devic
                 nextPeak ? next.peakFile : peakFile, nextPeak ? next.peakRow : peakRow,
                 nextPeak ? next.peakTimestampUs : peakTimestampUs, samples + next.samples,
                 min(firstTimestampUs, next.firstTimestampUs), max(lastTimestampUs, next.lastTimestampUs), gap,
-                joinedAt);
+                joinedAt, win);
     }
 
     private static Long min(Long a, Long b) {

@@ -2,7 +2,8 @@ package io.hbmledger.evidence.msprof;
 
 /**
  * Running summary of one series (one quantity, device and component) in one pass: maximum
- * with its row and time, sample count, time span, the largest gap between consecutive samples
+ * with its row and time, the maximum over the samples at or after a window start (the peak
+ * after ready, when start-up went higher) with its row and time, sample count, time span, the largest gap between consecutive samples
  * and, for each instant asked for, the last sample at or before it. Constant memory per series.
  * Mutable and confined to one thread; partial results of file chunks are merged in file order.
  */
@@ -21,6 +22,17 @@ final class SeriesStats {
     long firstInOrderTsNs = NONE;
     long lastInOrderTsNs = NONE;
     long maxGapNs;
+    /** Maximum over samples at or after {@link #windowFromNs}, with its row and time; NONE when none. */
+    long winPeak = NONE;
+    String winText;
+    long winRow;
+    long winTsNs = NONE;
+    private byte[] winRaw;
+    private int winRawLen;
+    /** Start of the window, {@link Instants#NO_WINDOW} for none; untimed samples (NONE) are never in it. */
+    final long windowFromNs;
+    /** The instants this series is read at (names and times); see {@link Instants}. */
+    final Instants instants;
     final long[] instantsNs;
     final long[] atTsNs;
     final long[] atBytes;
@@ -30,8 +42,10 @@ final class SeriesStats {
     private final byte[][] atRaw;
     private final int[] atRawLen;
 
-    SeriesStats(long[] instantsNs) {
-        this.instantsNs = instantsNs;
+    SeriesStats(Instants instants) {
+        this.instants = instants;
+        this.instantsNs = instants.ns;
+        this.windowFromNs = instants.windowFromNs;
         int n = instantsNs.length;
         atTsNs = new long[n];
         atBytes = new long[n];
@@ -55,6 +69,13 @@ final class SeriesStats {
             peakRaw = null;
             peakRow = row;
             peakTsNs = tsNs;
+        }
+        if (tsNs >= windowFromNs && bytes > winPeak) {
+            winPeak = bytes;
+            winText = text.text();
+            winRaw = null;
+            winRow = row;
+            winTsNs = tsNs;
         }
         if (tsNs != NONE) {
             if (tsNs < minTsNs) {
@@ -89,6 +110,14 @@ final class SeriesStats {
             peakRaw = null;
             peakRow = next.peakRow + rowOffset;
             peakTsNs = next.peakTsNs;
+        }
+        if (next.winPeak > winPeak) {
+            // strictly greater: on a tie the earlier part's sample stays, as in one sequential read
+            winPeak = next.winPeak;
+            winText = next.winText();
+            winRaw = null;
+            winRow = next.winRow + rowOffset;
+            winTsNs = next.winTsNs;
         }
         samples += next.samples;
         minTsNs = Math.min(minTsNs, next.minTsNs);
@@ -135,6 +164,20 @@ final class SeriesStats {
             peakText = null;
             peakRow = row;
             peakTsNs = tsNs;
+        }
+        // the window test first: before the window (or with none, windowFromNs = Long.MAX_VALUE)
+        // a sample costs this one compare; inside it a second, almost always false, one
+        if (tsNs >= windowFromNs && bytes > winPeak) {
+            int len = to - from;
+            if (winRaw == null || winRaw.length < len) {
+                winRaw = new byte[Math.max(32, len)];
+            }
+            System.arraycopy(buf, from, winRaw, 0, len);
+            winRawLen = len;
+            winPeak = bytes;
+            winText = null;
+            winRow = row;
+            winTsNs = tsNs;
         }
         timed(tsNs);
         for (int i = 0; i < instantsNs.length; i++) {
@@ -183,6 +226,14 @@ final class SeriesStats {
             peakText = new String(peakRaw, 0, peakRawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
         }
         return peakText;
+    }
+
+    /** The window maximum as written, or null when no sample fell in the window. */
+    String winText() {
+        if (winText == null && winRaw != null) {
+            winText = new String(winRaw, 0, winRawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        return winText;
     }
 
     /** Lazily made text of the current cell. */

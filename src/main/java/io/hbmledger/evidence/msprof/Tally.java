@@ -29,7 +29,9 @@ final class Tally {
     record RowWarning(long row, String message) {
     }
 
-    final long[] instantsNs;
+    final Instants instants;
+    /** The instants of each device's series (a device's own peak applies to its series only). */
+    private final Map<Integer, Instants> byDevice = new java.util.HashMap<>();
     final Map<Key, SeriesStats> series = new LinkedHashMap<>();
     final Map<Integer, OperatorSums> operators = new LinkedHashMap<>();
     final List<RowWarning> warnings = new ArrayList<>();
@@ -40,12 +42,16 @@ final class Tally {
     long minusOne;
     long firstMinusOneRow;
 
-    Tally(long[] instantsNs) {
-        this.instantsNs = instantsNs;
+    Tally(Instants instants) {
+        this.instants = instants;
     }
 
     SeriesStats stats(MsprofQuantity q, int device, String component) {
-        return series.computeIfAbsent(new Key(q, device, component), k -> new SeriesStats(instantsNs));
+        return series.computeIfAbsent(new Key(q, device, component), k -> new SeriesStats(instantsOf(device)));
+    }
+
+    private Instants instantsOf(int device) {
+        return byDevice.computeIfAbsent(device, instants::forDevice);
     }
 
     OperatorSums operators(int device) {
@@ -72,7 +78,7 @@ final class Tally {
         for (Map.Entry<Key, SeriesStats> e : next.series.entrySet()) {
             SeriesStats mine = series.get(e.getKey());
             if (mine == null) {
-                SeriesStats fresh = new SeriesStats(instantsNs);
+                SeriesStats fresh = new SeriesStats(instantsOf(e.getKey().device()));
                 fresh.mergeFollowing(e.getValue(), offset);
                 series.put(e.getKey(), fresh);
             } else {

@@ -134,8 +134,8 @@ class MsprofFastPathQuirksTest {
         };
     }
 
-    private MsprofFileResult read(Path p, Map<String, Long> moments, UnaryOperator<CsvFileScan> tune) throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null, moments, pool, 2, null, tune).get();
+    private MsprofFileResult read(Path p, MsprofPass pass, UnaryOperator<CsvFileScan> tune) throws Exception {
+        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 2, null, tune).get();
     }
 
     @ParameterizedTest
@@ -154,9 +154,9 @@ class MsprofFastPathQuirksTest {
         sb.append(row(layout, r, rows), 0, 9);
         Path p = dir.resolve(stem + "_" + seed + ".csv");
         Files.writeString(p, sb, StandardCharsets.ISO_8859_1);
-        Map<String, Long> none = Map.of();
         Map<String, Long> moments = Map.of("ready", 1_736_408_883_657_086L + 3000 * 20_000L);
-        for (Map<String, Long> m : java.util.List.of(none, moments)) {
+        MsprofPass window = MsprofPass.of(moments).withWindowFrom("ready");
+        for (MsprofPass m : java.util.List.of(MsprofPass.of(Map.of()), MsprofPass.of(moments), window)) {
             MsprofFileResult general = read(p, m, s -> s.withFastPath(false));
             MsprofFileResult fast = read(p, m, UnaryOperator.identity());
             MsprofFileResult parts = read(p, m, s -> s.withPartBytes(7919));
@@ -166,6 +166,10 @@ class MsprofFastPathQuirksTest {
             assertThat(fast.rows()).isEqualTo(general.rows()).isEqualTo(rows + 1);
             assertThat(parts.series()).isEqualTo(general.series());
             assertThat(parts.rows()).isEqualTo(rows + 1);
+            if (m == window) {
+                // the maxima after ready (row 3001 on) are compared too, and there are some
+                assertThat(general.series()).anyMatch(s -> s.windowPeak() != null && s.windowPeak().row() > 3000);
+            }
         }
     }
 }

@@ -42,7 +42,11 @@ class MsprofPathsAgreeTest {
 
     private static MsprofFileResult read(Path p, Map<String, Long> moments, UnaryOperator<CsvFileScan> tune)
             throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null, moments, pool, 3, null, tune).get();
+        return read(p, MsprofPass.of(moments), tune);
+    }
+
+    private static MsprofFileResult read(Path p, MsprofPass pass, UnaryOperator<CsvFileScan> tune) throws Exception {
+        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 3, null, tune).get();
     }
 
     @ParameterizedTest
@@ -52,7 +56,8 @@ class MsprofPathsAgreeTest {
     void realFilesGiveTheSameSummaryOnEveryPath(String name) throws Exception {
         Path p = Corpus.file("msprof/" + name);
         // a moment in the middle of the level1 capture (1736408883657086 .. 1736408883907443 us)
-        Map<String, Long> moments = Map.of("mid", 1_736_408_883_750_000L);
+        // (and the maxima from that moment on)
+        MsprofPass moments = MsprofPass.of(Map.of("mid", 1_736_408_883_750_000L)).withWindowFrom("mid");
         MsprofFileResult general = read(p, moments, s -> s.withFastPath(false));
         MsprofFileResult fast = read(p, moments, UnaryOperator.identity());
         MsprofFileResult parts = read(p, moments, s -> s.withPartBytes(997));
@@ -91,10 +96,13 @@ class MsprofPathsAgreeTest {
         Path p = dir.resolve("npu_module_mem_1.csv");
         Files.writeString(p, sb, StandardCharsets.US_ASCII);
         Map<String, Long> moments = Map.of("ready", 1_000_000L + 2_500 * 20_000L, "early", 1_000_000L);
-        MsprofFileResult general = read(p, moments, s -> s.withFastPath(false));
-        MsprofFileResult fast = read(p, moments, UnaryOperator.identity());
-        MsprofFileResult parts = read(p, moments, s -> s.withPartBytes(4093));
+        MsprofPass pass = MsprofPass.of(moments).withWindowFrom("ready");
+        MsprofFileResult general = read(p, pass, s -> s.withFastPath(false));
+        MsprofFileResult fast = read(p, pass, UnaryOperator.identity());
+        MsprofFileResult parts = read(p, pass, s -> s.withPartBytes(4093));
         assertThat(general.series()).isNotEmpty();
+        // maxima after ready (row 2501 on) are part of what must agree
+        assertThat(general.series()).allMatch(s -> s.windowPeak() != null && s.windowPeak().row() > 2500);
         assertThat(fast.series()).isEqualTo(general.series());
         assertThat(fast.warnings()).isEqualTo(general.warnings());
         // the part joins keep series, values at moments and rows; only warnings beyond the first 20 may differ

@@ -120,6 +120,8 @@ class MsprofReaderCorpusTest {
         assertThat(f.observations()).noneMatch(o -> o.quantity().equals("active_peak") && "GE".equals(o.component()));
         assertThat(f.warnings()).contains(
                 "MEMORY_RECORD: active_peak of GE is 0 in all 114 rows; taken as not recorded, not reported");
+        // sqlite3 'select count(*) from NPU_OP_MEM' -> 114: present, not read, and said so
+        assertThat(f.warnings()).anyMatch(w -> w.startsWith("table NPU_OP_MEM (114 rows") && w.contains("present and not read"));
     }
 
     @Test
@@ -128,5 +130,7 @@ class MsprofReaderCorpusTest {
         assertThat(f.format()).isEqualTo("msprof-db");
         assertThat(f.observations()).isEmpty();
         assertThat(f.warnings()).anyMatch(w -> w.contains("no memory table"));
+        // its one memory-like table, NPU_OP_MEM (sqlite3 count: 494 rows), is named as not read
+        assertThat(f.warnings()).anyMatch(w -> w.startsWith("table NPU_OP_MEM (494 rows") && w.contains("present and not read"));
     }
 }
