@@ -101,7 +101,9 @@ public final class VllmLogParser {
             // gpu_memory_utilization (%.2f) = %.2fGiB" (worker/worker.py), and the table rows.
             any("total_gpu_memory", "total_memory", "\\btotal_gpu_memory(?:\\s*[=(]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
             any("gpu_memory_utilization", "memory_utilization", "\\bgpu_memory_utilization(?:\\s*[=(:]\\s*|'\\s*:\\s*|\\s+)" + NUMBER_STRICT + "(?![\\d.]*[A-Za-z])", Kind.VALUE),
-            any("utilization", "memory_utilization", "--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
+            // v1/worker/gpu_worker.py (v0.21+) "The current --gpu-memory-utilization=%.4f is equivalent
+            // to --gpu-memory-utilization=%.4f without CUDA graph memory profiling": the second is a what-if.
+            any("utilization", "memory_utilization", "(?<!equivalent to )--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
             any("gpu_memory_utilization", "instance_budget", "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
             any("instance can use", "instance_budget", IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_worker.py (v0.8+) logs MemoryProfilingResult.__repr__ (vllm/utils
@@ -129,14 +131,20 @@ public final class VllmLogParser {
             any(" for weight", "weights", AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
             any("for peak activation", "activation_peak", AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
             any("for non-torch memory", "non_torch", AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
-            any("for cudagraph memory", "graph_memory", AMOUNT_STRICT + "\\s+for CUDAGraph memory", Kind.AMOUNT),
+            // vllm-ascend's copy of that summary (vllm_ascend/worker/worker.py compile_or_warm_up_model)
+            // writes "Actual usage: %s GiB for weights, ... %s GiB for NPU graph memory. ... Current KV
+            // cache memory: %s GiB." with format_gib (bytes / 2^30).
+            any("graph memory", "graph_memory", AMOUNT_STRICT + "\\s+for (?:CUDAGraph|NPU graph) memory\\b", Kind.AMOUNT),
             // Only the first suggestion: it fits the requested utilization; the second one
             // ("to fully utilize gpu memory") is a different quantity.
             first("--kv-cache-memory=", "kv_cache_suggested", "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
             // v1/worker/gpu_model_runner.py capture_model: "Graph capturing finished in %.0f
             // secs, took %.2f GiB" (cuda_graph_size / GiB_bytes); vllm-ascend prints the same.
             any("graph capturing finished", "graph_memory", IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
-            // "CUDA graph pool memory: %.2f GiB (actual), %.2f GiB (estimated)": the first is read.
+            // v1/worker/gpu_worker.py compile_or_warm_up_model: "CUDA graph pool memory: %s GiB (actual),
+            // %s GiB (estimated), difference: ..." (round(b / GiB_bytes, 2)); vllm-ascend's 310P worker
+            // prints "ACL graph pool memory: ..." alike. The actual, first, is read; "Estimated CUDA graph
+            // memory: X GiB total" (gpu_model_runner.py profile_cudagraph_memory) is an estimate, not read.
             any("graph", "graph_memory", IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
             // vllm_ascend/worker/worker_v1.py determine_available_memory: logger.info(
             // f"Available memory: {usable_memory_size}, total memory: {total_npu_memory}"),
