@@ -207,7 +207,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
                 for (Observation o : f.observations()) {
                     Integer rank = in.rank() != null ? in.rank()
-                            : RankLabels.rankOf(o.process(), layout.tp(), pipeline, layout.dp());
+                            : RankLabels.rankOf(o.process(), o.dpRank(), layout.tp(), pipeline, layout.dp());
                     tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
                 }
             } catch (EvidenceException e) {

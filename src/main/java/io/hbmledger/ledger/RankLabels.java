@@ -38,8 +38,11 @@ import java.util.regex.Pattern;
  *       {@code RayWorkerWrapper} and vllm-ascend's {@code NPURayWorkerWrapper} (Ray's own
  *       {@code (Class pid=, ip=)} prefix), the front-end {@code APIServer} / {@code ApiServer_n}.</li>
  * </ul>
- * Where the name leaves the DP rank out, it is DP rank 0 only when the deployment has one DP
- * replica. A label whose TP or PP rank does not fit the deployment's sizes (a wrong --tp) gets
+ * Where the name leaves the DP rank out, the log may still tell it: a worker line nested under its
+ * engine core's prefix ({@code (EngineCore_DP1 pid=9) (Worker_TP0 pid=12)}) belongs to that DP
+ * replica, and the log reader keeps that as the observation's {@code dpRank}. Otherwise it is DP
+ * rank 0 only when the deployment has one DP replica; the parallel_state.py line "rank R in world
+ * size W is assigned as DP rank D" does not help, as a dense model's replica prints DP rank 0. A label whose TP or PP rank does not fit the deployment's sizes (a wrong --tp) gets
  * its nominal number only when that lies outside the deployment, where {@link RankCoverageRule}
  * reports it; inside, the number would be another worker's rank, so it gets none.
  */
@@ -62,11 +65,24 @@ public final class RankLabels {
      * @return the global rank, or null when the label does not tell it
      */
     public static Integer rankOf(String label, int tp, int pp, int dp) {
+        return rankOf(label, null, tp, pp, dp);
+    }
+
+    /**
+     * @param label the worker label, e.g. {@code Worker_TP0 pid=5}; null gives null
+     * @param dpRank the DP replica the log places the line in beyond the label (an enclosing
+     *     engine core), or null; a DP part of the label itself wins
+     * @param tp tensor-parallel size of the deployment
+     * @param pp pipeline-parallel size
+     * @param dp data-parallel size
+     * @return the global rank, or null when the label does not tell it
+     */
+    public static Integer rankOf(String label, Integer dpRank, int tp, int pp, int dp) {
         if (label == null) {
             return null;
         }
         String name = label.replaceFirst("\\s*\\bpid=.*$", "").strip();
-        Integer dpAbsent = dp == 1 ? 0 : null;
+        Integer dpAbsent = dpRank != null ? dpRank : dp == 1 ? Integer.valueOf(0) : null;
         Matcher m = WORKER.matcher(name);
         if (m.matches()) {
             if (m.group("pcp") != null) {

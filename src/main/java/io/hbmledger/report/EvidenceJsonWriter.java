@@ -74,6 +74,9 @@ public final class EvidenceJsonWriter {
         if (o.timestampUs() != null) {
             g.writeNumberField("timestamp_us", o.timestampUs());
         }
+        if (o.dpRank() != null) {
+            g.writeNumberField("dp_rank", o.dpRank());
+        }
         g.writeEndObject();
     }
 

@@ -51,6 +51,7 @@ public final class EvidenceTextWriter {
         add(b, "tokens_per_request", o.tokensPerRequest());
         add(b, "samples", o.samples());
         add(b, "timestamp_us", o.timestampUs());
+        add(b, "dp_rank", o.dpRank());
         return b.toString().trim();
     }
 

@@ -6,6 +6,7 @@ import static io.hbmledger.cli.AnalyzeFindingsTest.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hbmledger.evidence.vllmlog.DataParallelLogs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -40,5 +41,48 @@ class AnalyzeWorkerRanksTest {
         assertThat(w1.get("bytes").asLong()).isEqualTo(7_838_315_315L);
         assertThat(w1.get("sources").get(0).get("line").asInt()).isEqualTo(3);
         assertThat(w0.get("confidence").asText()).isEqualTo("reported");
+    }
+
+    /**
+     * Two dense DP replicas of TP 2 in one log (synthesised, see {@link DataParallelLogs}): both have
+     * a Worker_TP0 and a Worker_TP1, with their own pids, at the same time. That is one server
+     * start: every figure stays in, and as no line tells which replica a worker serves, no figure
+     * gets a rank; the ledger applies them to every rank and says which workers printed what.
+     */
+    @Test
+    void denseDpReplicasAreOneStartAndTheirWorkersStayRankless() throws Exception {
+        Path log = tmp.resolve("dp.log");
+        Files.writeString(log, DataParallelLogs.DENSE_DP2_TP2);
+        JsonNode r = json(CliRun.of("analyze", log.toString(), "--tp", "2", "--dp", "2", "--format", "json", "--no-write"));
+        assertThat(r.get("notes").toString()).doesNotContain("server starts");
+        for (int d = 0; d < 4; d++) {
+            JsonNode kv = entry(device(r, d), "kv_cache");
+            // the larger of 58.31 GiB (lines 19-20, replica of pids 1200/1201) and 58.02 GiB (lines 23-24):
+            // 58.31 x 2^30 = 62,609,885,757.44
+            assertThat(kv.get("bytes").asLong()).isEqualTo(62_609_885_757L);
+            assertThat(kv.get("confidence").asText()).isEqualTo("inferred");
+            assertThat(kv.get("note").asText()).contains("workers without a rank label printed 58.31 GiB, 58.31 GiB, 58.02 GiB, 58.02 GiB");
+        }
+    }
+
+    /**
+     * The same start with each worker line nested under its engine core's prefix
+     * ({@code (EngineCore_DP1 pid=1101) (Worker_TP0 pid=1210) ...}): the replica is told, so
+     * Worker_TP0 of DP rank 1 is rank 1 x TP 2 + 0 = 2, and gets its own line.
+     */
+    @Test
+    void aWorkerUnderItsEngineCoresPrefixGetsItsReplicasRank() throws Exception {
+        Path log = tmp.resolve("dp-nested.log");
+        Files.writeString(log, DataParallelLogs.nested(DataParallelLogs.DENSE_DP2_TP2));
+        JsonNode r = json(CliRun.of("analyze", log.toString(), "--tp", "2", "--dp", "2", "--format", "json", "--no-write"));
+        // 58.31 x 2^30 = 62,609,885,757.44; 58.02 x 2^30 = 62,298,500,628.48
+        long[] kv = {62_609_885_757L, 62_609_885_757L, 62_298_500_628L, 62_298_500_628L};
+        int[] line = {19, 20, 23, 24};
+        for (int d = 0; d < 4; d++) {
+            JsonNode e = entry(device(r, d), "kv_cache");
+            assertThat(e.get("bytes").asLong()).as("device %d", d).isEqualTo(kv[d]);
+            assertThat(e.get("sources").get(0).get("line").asInt()).as("device %d", d).isEqualTo(line[d]);
+            assertThat(e.get("confidence").asText()).isEqualTo("reported");
+        }
     }
 }

@@ -64,4 +64,24 @@ class RankLabelsTest {
     void noLabelNoRank(int tp, int pp, int dp) {
         assertThat(RankLabels.rankOf(null, tp, pp, dp)).isNull();
     }
+
+    /**
+     * The DP replica told by the log beyond the label (the worker line sat under
+     * {@code (EngineCore_DPd pid=..)}): it fills the DP part the label leaves out, never overrides one.
+     */
+    @ParameterizedTest(name = "{0} in DP {1} under TP {2} PP {3} DP {4} -> {5}")
+    @CsvSource(nullValues = "none", value = {
+        "Worker_TP1 pid=12,          1, 2, 1, 2, 3",    // 1 x 2 + 1
+        "Worker_TP0 pid=12,          0, 2, 1, 2, 0",
+        "Worker pid=12,              1, 2, 1, 2, none", // the TP rank is still not told
+        "Worker_PP1_TP0 pid=12,      1, 2, 2, 2, 6",    // 1 x 4 + 1 x 2 + 0
+        "Worker_DP0_TP1 pid=12,      1, 2, 1, 2, 1",    // the label's own DP part wins
+        "VllmWorker rank=1 pid=12,   1, 2, 1, 2, 3",    // v0.8-0.9: rank inside the replica
+        "VllmWorker TP1 pid=12,      1, 2, 1, 2, 3",
+        "Worker_TP1 pid=12,          none, 2, 1, 2, none",
+        "Worker_TP1 pid=12,          2, 2, 1, 2, 5",    // DP 2 of a --dp 2 run: 2 x 2 + 1 = 5, outside, reported
+    })
+    void rankFromLabelAndEnclosingEngineCore(String label, Integer dpRank, int tp, int pp, int dp, Integer rank) {
+        assertThat(RankLabels.rankOf(label, dpRank, tp, pp, dp)).isEqualTo(rank);
+    }
 }

@@ -13,13 +13,24 @@ import java.util.regex.Pattern;
  * <p>A line splits into pieces at carriage returns: tqdm redraws its bar with CR, and the log
  * line written next ends up inside the same LF-terminated line, before or after the bar.
  *
- * @param process the label inside the leading parentheses, e.g. {@code Worker_TP0 pid=77} or
- *     {@code NPURayWorkerWrapper pid=399601, ip=192.0.2.10}; null when the piece has none
+ * <p>Prefixes can nest. vllm/utils {@code _add_prefix} wraps {@code sys.stdout.write}, and a
+ * process that inherits an already wrapped stdout (a worker forked from its engine core, or a
+ * worker that relabels itself once its parallel groups exist) wraps it again, so that one line
+ * carries the outer label first: {@code (EngineCore_DP0 pid=1026745) (Worker_TP0 pid=1026751)
+ * ERROR ...} and {@code (Worker pid=312) (Worker_TP0 pid=312) INFO ...} are both in public
+ * vLLM issue logs; Ray's log monitor does the same with {@code (APIServer pid=5332)
+ * (DPEngineCoreActor pid=5439, ip=...)}. The innermost label is the process that printed the
+ * line. An outer {@code EngineCore_DPn} (or v0.8-0.9 {@code EngineCore_n}) is the engine core
+ * that started it, i.e. its DP replica, which a dense model's worker label leaves out.
+ *
+ * @param process the innermost label inside the leading parentheses, e.g. {@code Worker_TP0 pid=77}
+ *     or {@code NPURayWorkerWrapper pid=399601, ip=192.0.2.10}; null when the piece has none
  * @param pid the pid in that label, or null
+ * @param dpRank the DP rank of an outer engine-core label around it, or null
  * @param message the text after the prefix and the logger header
  * @param tabular true when the logger header was found: the message is a whole log record
  */
-record LogSegment(String process, Long pid, String message, boolean tabular) {
+record LogSegment(String process, Long pid, Integer dpRank, String message, boolean tabular) {
 
     /**
      * Colour codes in every form seen in pasted logs: the real ESC byte, caret notation as
@@ -55,6 +66,9 @@ record LogSegment(String process, Long pid, String message, boolean tabular) {
             "\\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\\s+(?:\\d{4}-)?\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?\\s+"
                     + "\\[?[\\w./-]+\\.py:\\d+\\]\\s?");
 
+    /** An engine core's label that names its DP replica: {@code EngineCore_DP1}, v0.8-0.9 {@code EngineCore_1}. */
+    private static final Pattern ENGINE_OF_DP = Pattern.compile("EngineCore_(?:DP)?(\\d+)\\s+pid=.*");
+
     /** Literal "^M" text, as a carriage return looks after {@code cat -v}. */
     private static final Pattern CARET_CR = Pattern.compile("\\^M");
 
@@ -72,17 +86,31 @@ record LogSegment(String process, Long pid, String message, boolean tabular) {
             }
             String process = null;
             Long pid = null;
+            Integer dpRank = null;
             String rest = part;
             Matcher p = PREFIX.matcher(part);
             if (p.find()) {
-                process = p.group("label");
-                pid = Long.parseLong(p.group("pid"));
-                rest = part.substring(p.end());
+                int end;
+                do {
+                    Matcher engine = ENGINE_OF_DP.matcher(process == null ? "" : process);
+                    if (engine.matches()) {
+                        dpRank = Integer.valueOf(engine.group(1));
+                    }
+                    process = p.group("label");
+                    pid = Long.parseLong(p.group("pid"));
+                    end = p.end();
+                    int next = end;
+                    while (next < part.length() && part.charAt(next) == ' ') {
+                        next++;
+                    }
+                    p.region(next, part.length());
+                } while (p.lookingAt());
+                rest = part.substring(end);
             }
             Matcher h = HEADER.matcher(rest);
             boolean tabular = h.find();
             String message = tabular ? rest.substring(h.end()) : rest;
-            out.add(new LogSegment(process, pid, message.strip(), tabular));
+            out.add(new LogSegment(process, pid, dpRank, message.strip(), tabular));
         }
         return out;
     }

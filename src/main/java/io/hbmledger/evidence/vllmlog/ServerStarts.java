@@ -2,9 +2,10 @@ package io.hbmledger.evidence.vllmlog;
 
 import io.hbmledger.evidence.Observation;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,14 +19,25 @@ import java.util.regex.Pattern;
  *       {@code "non-default args: %s"} from {@code log_non_default_args});</li>
  *   <li>vllm/engine/llm_engine.py: {@code "Initializing an LLM engine (v%s) with config"} (V0,
  *       later {@code "Initializing a V0 LLM engine"}), vllm/v1/engine/core.py
- *       {@code "Initializing a V1 LLM engine (v%s) with config"}; an engine core of DP rank > 0
- *       is part of the same start and is not a marker;</li>
+ *       {@code "Initializing a V1 LLM engine (v%s) with config"}. Current builds print it only in
+ *       the engine core of local DP rank 0 ({@code if not data_parallel_rank_local}); older ones
+ *       in every engine core, so the line of a DP rank above 0 ({@code EngineCore_DP1},
+ *       {@code EngineCore_1}) is part of the same start and no marker;</li>
  *   <li>a shell prompt echoing the command ({@code $ vllm serve ...}, {@code $ python -m vllm...}),
  *       as pasted logs hold;</li>
- *   <li>a numbered worker label ({@code EngineCore_0}, {@code EngineCore_DP0},
- *       {@code Worker_TP1}) seen again with another pid: a restarted process (one start has one
- *       process per label).</li>
+ *   <li>a numbered worker label ({@code EngineCore_DP0}, {@code Worker_TP1}) with a new pid, but
+ *       only once an earlier process of that label has finished its start-up figures (printed its
+ *       KV cache budget, KV blocks or tokens, graph pool, or died of an out-of-memory error).</li>
  * </ul>
+ * The last marker needs its condition because one start can hold several processes of one label.
+ * With data parallelism on a dense model, vllm/v1/engine/core.py {@code run_engine_core} calls
+ * {@code reconfigure_for_independent_dp_rank()}, which sets each replica's DP size to 1, and
+ * multiproc_executor.py {@code setup_proc_title_and_log_prefix} names a worker {@code Worker},
+ * then {@code Worker[_PPp][_TPt]} with {@code _DP} only when the DP group is larger than 1: every
+ * replica has its own {@code Worker_TP0}, all printing into one log at the same time, and all
+ * loading and profiling together. A restarted process instead appears after the one before it
+ * finished its start-up. A label nested under its engine core's prefix
+ * ({@code (EngineCore_DP1 pid=9) (Worker_TP0 pid=12)}) is told apart by that DP rank.
  * Several markers of one start (version, args, engine) all appear: the ledger groups them.
  */
 final class ServerStarts {
@@ -34,40 +46,76 @@ final class ServerStarts {
             "(?i)(vLLM API server version\\s+\\S+|non-default args:|^args:\\s*Namespace|"
                     + "Initializing an? (?:V[01] )?LLM engine(?: \\(v[^)]*\\))?|"
                     + "^\\s*\\$\\s+(?:vllm\\s+serve|python3?\\s+-m\\s+vllm)\\b)");
-    private static final Pattern DP_RANK = Pattern.compile("(?i)DP([1-9]\\d*)\\b");
-    private static final Pattern NUMBERED = Pattern.compile("^[A-Za-z_]+?_(?:DP|TP|PP)?\\d+(?:_(?:TP|PP|DP)\\d+)*$");
+    /** The engine core of a DP rank above 0: EngineCore_DP1 (v0.10+), EngineCore_1 (v0.8-0.9). */
+    private static final Pattern OTHER_DP_ENGINE = Pattern.compile("EngineCore_(?:DP)?[1-9]\\d*");
+    /**
+     * Labels that name one process of a start: {@code EngineCore_0}, {@code EngineCore_DP0},
+     * {@code Worker_TP1}, {@code Worker_DP1_PP0_TP1_EP3}, {@code VllmWorker rank=2},
+     * {@code VllmWorker PP1_TP0}.
+     */
+    private static final Pattern NUMBERED = Pattern.compile(
+            "[A-Za-z][A-Za-z_]*?(?:_(?:DP|PP|PCP|TP|DCP|EP)?\\d+)+|VllmWorker\\s+(?:rank=\\d+|PP\\d+(?:_TP\\d+)?|TP\\d+)");
+    /**
+     * Figures a worker or engine core prints at the end of its start-up (the KV cache budget and
+     * what it turns into, the graph pool captured after it) or when its start fails.
+     */
+    private static final Set<String> CLOSING = Set.of("kv_cache_available", "available_memory", "gpu_blocks",
+            "kv_cache_tokens", "graph_memory", "oom_tried");
 
-    /** Pid last seen per numbered worker label (with "_DP" folded: EngineCore_DP0 = EngineCore_0). */
-    private final Map<String, Long> pids = new HashMap<>();
+    /**
+     * Per numbered label of the current start (with "_DP" folded, EngineCore_DP0 = EngineCore_0,
+     * and the DP rank of an enclosing engine core added): its pids, each with whether that process
+     * has printed a closing figure.
+     */
+    private final Map<String, Map<Long, Boolean>> current = new HashMap<>();
 
     void read(LogSegment seg, int lineNo, List<Observation> out) {
-        String name = seg.process() == null ? null : seg.process().replaceFirst("\\s*pid=.*$", "").strip();
+        String name = name(seg);
         Matcher m = MARKER.matcher(seg.message());
         if (m.find()) {
             boolean otherDpEngine = name != null && m.group(1).toLowerCase().startsWith("initializing")
-                    && DP_RANK.matcher(name).find();
+                    && OTHER_DP_ENGINE.matcher(name).matches();
             if (!otherDpEngine) {
-                out.add(context(Observation.value("server_start", 1, lineNo, m.group(1).strip()), seg));
-                remember(name, seg.pid());
+                out.add(VllmLogParser.context(Observation.value("server_start", 1, lineNo, m.group(1).strip()), seg));
+                current.clear();
+                Map<Long, Boolean> pids = pidsOf(seg);
+                if (pids != null) {
+                    pids.put(seg.pid(), false);
+                }
                 return;
             }
         }
-        if (name != null && seg.pid() != null && NUMBERED.matcher(name).matches()) {
-            String key = name.replace("_DP", "_");
-            Long before = pids.put(key, seg.pid());
-            if (before != null && !Objects.equals(before, seg.pid())) {
-                out.add(context(Observation.value("server_start", 1, lineNo, seg.process()), seg));
-            }
+        Map<Long, Boolean> pids = pidsOf(seg);
+        if (pids == null || pids.containsKey(seg.pid())) {
+            return;
+        }
+        if (pids.containsValue(true)) {
+            out.add(VllmLogParser.context(Observation.value("server_start", 1, lineNo, seg.process()), seg));
+            current.clear();
+            pids = pidsOf(seg);
+        }
+        pids.put(seg.pid(), false);
+    }
+
+    /** Notes the figures a segment gave, so that a process whose start-up is complete is known. */
+    void printed(LogSegment seg, List<Observation> figures) {
+        Map<Long, Boolean> pids = pidsOf(seg);
+        if (pids != null && figures.stream().anyMatch(o -> CLOSING.contains(o.quantity()))) {
+            pids.put(seg.pid(), true);
         }
     }
 
-    private void remember(String name, Long pid) {
-        if (name != null && pid != null && NUMBERED.matcher(name).matches()) {
-            pids.put(name.replace("_DP", "_"), pid);
+    /** The pids of the segment's label in the current start, or null for an unnumbered label. */
+    private Map<Long, Boolean> pidsOf(LogSegment seg) {
+        String name = name(seg);
+        if (name == null || seg.pid() == null || !NUMBERED.matcher(name).matches()) {
+            return null;
         }
+        String key = name.replace("_DP", "_") + (seg.dpRank() == null ? "" : " in DP " + seg.dpRank());
+        return current.computeIfAbsent(key, k -> new LinkedHashMap<>());
     }
 
-    private static Observation context(Observation o, LogSegment seg) {
-        return seg.process() == null ? o : o.withProcess(seg.process()).withPid(seg.pid());
+    private static String name(LogSegment seg) {
+        return seg.process() == null ? null : seg.process().replaceFirst("\\s*\\bpid=.*$", "").strip();
     }
 }

@@ -270,16 +270,15 @@ public final class VllmLogParser {
 
     private static void readLine(String line, int lineNo, Set<String> openTables, ServerStarts starts,
                                  List<Observation> observations, List<String> warnings) {
-        if (line.contains("pid=") || STARTISH.matcher(line).find()) {
-            for (LogSegment seg : LogSegment.of(line)) {
-                starts.read(seg, lineNo, observations);
-            }
-        }
+        boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(line);
-        if (!candidate && openTables.isEmpty()) {
+        if (!startish && !candidate && openTables.isEmpty()) {
             return;
         }
         for (LogSegment seg : LogSegment.of(line)) {
+            if (startish) {
+                starts.read(seg, lineNo, observations);
+            }
             String key = seg.process() == null ? "" : seg.process();
             if (!candidate) {
                 openTables.remove(key);
@@ -295,7 +294,9 @@ public final class VllmLogParser {
             }
             boolean pairs = PAIRS_HEADER.matcher(msg).find();
             boolean oom = OOM.matcher(msg).find();
+            int before = observations.size();
             readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
+            starts.printed(seg, observations.subList(before, observations.size()));
         }
     }
 
@@ -424,8 +425,8 @@ public final class VllmLogParser {
         out.add(context(Observation.bytes(quantity, bytes.get(), lineNo, Amounts.trimText(raw)), seg));
     }
 
-    private static Observation context(Observation o, LogSegment seg) {
-        return seg.process() == null ? o : o.withProcess(seg.process()).withPid(seg.pid());
+    static Observation context(Observation o, LogSegment seg) {
+        return seg.process() == null ? o : o.withProcess(seg.process()).withPid(seg.pid()).withDpRank(seg.dpRank());
     }
 
     private static String unreadable(int lineNo, String quantity, String raw) {
