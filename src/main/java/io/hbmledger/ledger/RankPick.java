@@ -57,9 +57,19 @@ final class RankPick {
             return Optional.of(new Picked(best, Confidence.REPORTED, "the only rank"));
         }
         String who = best.o().process() == null ? "a line without a worker label" : "worker " + best.o().process();
-        if (same) {
+        if (same && last.size() == 1) {
             return Optional.of(new Picked(best, Confidence.INFERRED,
                     "one figure from " + who + " serves all " + layout.ranks() + " ranks; applied to rank " + rank));
+        }
+        if (same) {
+            // V0 worker processes carry a pid but no rank: each printed its own figure, all equal
+            StringBuilder names = new StringBuilder();
+            for (TaggedObservation t : last) {
+                names.append(names.length() == 0 ? "" : ", ").append(t.o().process() == null ? "unlabelled" : t.o().process());
+            }
+            return Optional.of(new Picked(best, Confidence.INFERRED, last.size() + " workers without a rank label ("
+                    + names + ") printed the same figure; the log does not say which rank each is, so it is applied to all "
+                    + layout.ranks() + " ranks, here rank " + rank));
         }
         StringBuilder vals = new StringBuilder();
         for (TaggedObservation t : last) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hbmledger.evidence.vllmlog.DataParallelLogs;
+import io.hbmledger.testing.Corpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -84,5 +85,23 @@ class AnalyzeWorkerRanksTest {
             assertThat(e.get("sources").get(0).get("line").asInt()).as("device %d", d).isEqualTo(line[d]);
             assertThat(e.get("confidence").asText()).isEqualTo("reported");
         }
+    }
+
+    /**
+     * The V0 log of vLLM PR 14447: three {@code VllmWorkerProcess} workers (pids 521, 507, 577)
+     * each print "model weights take 21.21GiB" (lines 1, 4, 7); V0 labels carry no rank. The note
+     * must say three workers printed it, not that one figure serves every rank.
+     */
+    @Test
+    void severalRanklessWorkersWithTheSameFigureAreNamedAsSuch() throws Exception {
+        Path log = Corpus.file("vllm-log/vllm-pr14447_tp_workers_interleaved_v0_summary.log");
+        JsonNode r = json(CliRun.of("analyze", log.toString(), "--tp", "4", "--format", "json", "--no-write"));
+        JsonNode w = entry(device(r, 2), "weights");
+        // 21.21 x 2^30 = 22,548,578,304 + 225,485,783.04 = 22,774,064,087.04 -> 22,774,064,087 B
+        assertThat(w.get("bytes").asLong()).isEqualTo(22_774_064_087L);
+        assertThat(w.get("confidence").asText()).isEqualTo("inferred");
+        assertThat(w.get("note").asText()).contains("3 workers without a rank label (VllmWorkerProcess pid=521, "
+                + "VllmWorkerProcess pid=507, VllmWorkerProcess pid=577) printed the same figure")
+                .contains("applied to all 4 ranks, here rank 2").doesNotContain("one figure from");
     }
 }
