@@ -143,7 +143,9 @@ final class CsvScanner {
                     }
                     fields++;
                     row++;
-                    if (fields < headerFields) {
+                    if (Numbers.holdsNul(buf, lineStart, n)) {
+                        tally.warn(row, "last line " + CsvRowHandler.NUL_ROW);
+                    } else if (fields < headerFields) {
                         tally.warn(row, "last line is cut off (" + fields + " of " + headerFields
                                 + " fields, no line break at the end of the file); row ignored");
                     } else {
