@@ -61,9 +61,10 @@ public final class EvidenceReaders {
         }
         FileHead.Damage damage = head.damage();
         String found = damage.binary()
-                ? "line " + damage.first() + ": format not recognised: binary content (" + damage.damaged() + " of the "
-                        + damage.lines() + " lines in the first " + FileHead.HEAD_BYTES / 1024
-                        + " KiB hold NUL or control bytes, the first on line " + damage.first() + ")"
+                ? "line " + damage.first() + ": format not recognised: binary content (NUL or control bytes on "
+                        + (damage.lines() == 1 ? "its only line" : damage.damaged() + " of the " + damage.lines()
+                                + " lines in the first " + FileHead.HEAD_BYTES / 1024 + " KiB, the first on line " + damage.first())
+                        + ")"
                 : "line 1: format not recognised";
         return unknown(displayPath, found
                 + "; expected npu-smi or nvidia-smi output, a vLLM/vllm-ascend log, an msprof or torch_npu export (CSV or .db), a safetensors file or index, a Git LFS pointer, or a config.json");

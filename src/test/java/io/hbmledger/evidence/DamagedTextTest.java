@@ -132,8 +132,8 @@ class DamagedTextTest {
         EvidenceFile f = read(p);
         assertThat(f.format()).isEqualTo(EvidenceFile.UNKNOWN);
         assertThat(f.warnings()).singleElement().asString()
-                .startsWith("line 4: format not recognised: binary content (10 of the 13 lines in the first 64 KiB"
-                        + " hold NUL or control bytes, the first on line 4)");
+                .startsWith("line 4: format not recognised: binary content (NUL or control bytes on 10 of the 13"
+                        + " lines in the first 64 KiB, the first on line 4)");
     }
 
     @Test
