@@ -125,17 +125,13 @@ public final class LedgerTextWriter {
         rows.add(new String[] {"component", "GiB", "confidence", "source"});
         notes.add(null);
         rows.add(amountRow("capacity", d.capacity()));
-        notes.add(d.capacity().note());
+        notes.add(withArithmetic(d.capacity().note(), d.capacity().arithmetic()));
         rows.add(amountRow("used", d.used()));
-        notes.add(d.used().note());
+        notes.add(withArithmetic(d.used().note(), d.used().arithmetic()));
         for (Entry e : d.entries()) {
             String g = gib(e.bytes(), e.counted() || !e.known());
             rows.add(new String[] {e.component(), g, e.confidence().jsonName(), sources(e.sources())});
-            String n = e.note();
-            if (e.arithmetic() != null) {
-                n = (n == null ? "" : n + "; ") + "= " + e.arithmetic();
-            }
-            notes.add(n);
+            notes.add(withArithmetic(e.note(), e.arithmetic()));
         }
         rows.add(new String[] {"sum of counted", d.countedSum() == null ? "-" : gib(d.countedSum(), true), "", "lines above without parentheses"});
         notes.add(null);
@@ -188,9 +184,16 @@ public final class LedgerTextWriter {
         return lines;
     }
 
+    /** A line's note, then its calculation when it was worked out from other numbers. */
+    private static String withArithmetic(String note, String arithmetic) {
+        if (arithmetic == null) {
+            return note;
+        }
+        return (note == null ? "" : note + "; ") + "= " + arithmetic;
+    }
+
     private static String[] amountRow(String name, DeviceLedger.Amount a) {
-        return new String[] {name, gib(a.bytes(), true),
-            a.known() ? Confidence.MEASURED.jsonName() : Confidence.UNKNOWN.jsonName(),
+        return new String[] {name, gib(a.bytes(), true), a.confidence().jsonName(),
             a.source() == null ? "no evidence" : a.source().shortForm()};
     }
 
