@@ -190,14 +190,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 }
                 if (CheckpointLoader.isManifest(in.path())) {
                     if (checkpoint == null) {
-                        checkpoint = loader.manifest(in.path(), in.shown());
+                        checkpoint = loader.manifest(in.path(), in.shown(), in.sourceName());
                     }
                     infos.add(new EvidenceSet.FileInfo(in.sourceName(), "weights-manifest", in.moment()));
                     continue;
                 }
                 EvidenceFile f = readers.read(in.path(), in.shown());
                 if (f.usable() && CheckpointLoader.isCheckpointFormat(f.format())) {
-                    loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), f.format()));
+                    loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), in.sourceName(), f.format()));
                 }
                 if (!f.usable()) {
                     f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
@@ -220,9 +220,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
             // The checkpoint named explicitly wins: --model-dir, then run.json's model_dir, then a
             // manifest among the evidence, then loose checkpoint files among the evidence.
             if (modelDir != null) {
-                checkpoint = loader.load(modelDir, modelDir.toString());
+                checkpoint = loader.load(modelDir, modelDir.toString(),
+                        runDir == null ? modelDir.toString() : runDir.cite(modelDir));
             } else if (runDir != null && runDir.modelDir() != null) {
-                checkpoint = loader.load(runDir.modelDir(), runDir.modelDirShown());
+                checkpoint = loader.load(runDir.modelDir(), runDir.modelDirShown(), runDir.modelDirCited());
             } else if (checkpoint == null && !loose.isEmpty()) {
                 try {
                     checkpoint = loader.loose(loose);
