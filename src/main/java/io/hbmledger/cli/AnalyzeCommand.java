@@ -260,7 +260,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         + "hbm-ledger: no ledger written: fix or remove the files above");
             }
         }
-        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof);
+        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof, startFailure(runDir));
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
@@ -319,6 +319,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
     }
 
     /** The layout and serving options a checkpoint is planned under: run.json's deployment or the options. */
+    /**
+     * A collection that failed before its ready moment: the server never became ready, so the
+     * ledger must not be labelled "ready". Null when the run does not say so.
+     */
+    private static String startFailure(RunDirectory runDir) {
+        if (runDir == null || !"failed".equals(runDir.manifest().status())
+                || runDir.manifest().moments().containsKey("ready")) {
+            return null;
+        }
+        return "run.json: status failed with no ready moment (phase " + runDir.manifest().phase() + ")";
+    }
+
     private CheckpointLoader checkpointLoader(RunDirectory runDir, Layout layout) {
         Deployment d = runDir == null ? null : runDir.manifest().deployment();
         int p = ppSize(runDir);

@@ -16,7 +16,7 @@ final class CapacityAndUsedRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        List<Moment> order = "oom".equals(d.moment)
+        List<Moment> order = LedgerMomentRule.failure(d.moment)
                 ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
                 : Arrays.asList(Moment.READY, null);
         for (Moment m : order) {

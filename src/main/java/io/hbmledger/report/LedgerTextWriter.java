@@ -8,6 +8,7 @@ import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.ProcessLevelEntry;
 import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.Units;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,7 +108,7 @@ public final class LedgerTextWriter {
             }
             rows.add(new String[] {d.device(), join(d.ranks()), gib(d.capacity().bytes(), true),
                 gib(d.used().bytes(), true), d.countedSum() == null ? "-" : gib(d.countedSum(), true),
-                gib(d.residualBytes(), true), c.length() == 0 ? "no warnings" : c.toString()});
+                gib(d.residualBytes(), true), c.length() > 0 ? c.toString() : noData(d) ? "no data" : "no warnings"});
         }
         aligned(rows, new boolean[] {false, true, true, true, true, true, false}, out, "  ");
     }
@@ -152,6 +153,9 @@ public final class LedgerTextWriter {
                     out.println(indent + part);
                 }
             }
+        }
+        if (d.checks().isEmpty()) {
+            return; // no header over nothing
         }
         out.println("  checks");
         List<String[]> checks = new ArrayList<>();
@@ -226,8 +230,13 @@ public final class LedgerTextWriter {
         if (bytes == null) {
             return "unknown";
         }
-        String v = String.format(Locale.ROOT, "%.2f", bytes / 1073741824.0);
+        String v = Units.gibNumber(bytes);
         return counted ? v : "(" + v + ")";
+    }
+
+    /** Nothing known about the device: "no warnings" would read as a clean bill of health. */
+    private static boolean noData(DeviceLedger d) {
+        return !d.used().known() && !d.capacity().known() && d.entries().stream().noneMatch(Entry::known);
     }
 
     private static String join(List<Integer> l) {
