@@ -61,6 +61,20 @@ class LongFieldsTest {
     }
 
     @Test
+    void aLineLongerThanAnyRowIsSkippedNotHeldWhole() throws Exception {
+        // 20 MiB of digits in one cell: past CsvScanner.MAX_LINE (16 MiB), so the row is skipped up
+        // to its line break instead of growing the read buffer to hold it (a 300 MB cell took 1.2 GB)
+        EvidenceFile f = read("npu_module_mem.csv", moduleMemWithCell("7".repeat(20 << 20)));
+        assertThat(f.warnings()).contains("row 5: longer than 16 MiB without a line break (no msprof row is near"
+                + " that; a runaway cell or binary data?); row ignored up to its line break");
+        // every other row is read, and numbered as in the file: the 77 series of the corpus file
+        assertThat(f.observations()).hasSize(77);
+        // the skipped row still counts: IDEDD's maximum keeps its row 15 of the corpus file
+        assertThat(f.observations().get(1).component()).isEqualTo("IDEDD");
+        assertThat(f.observations().get(1).line()).isEqualTo(15);
+    }
+
+    @Test
     void aHugeNonNumberCellIsQuotedShort() throws Exception {
         EvidenceFile f = read("npu_module_mem.csv", moduleMemWithCell("x".repeat(5_000_000)));
         String w = f.warnings().stream().filter(s -> s.startsWith("row 5:")).findFirst().orElseThrow();
