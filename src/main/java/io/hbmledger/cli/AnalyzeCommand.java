@@ -190,14 +190,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 }
                 if (CheckpointLoader.isManifest(in.path())) {
                     if (checkpoint == null) {
-                        checkpoint = loader.manifest(in.path(), in.shown());
+                        checkpoint = loader.manifest(in.path(), in.shown(), in.sourceName());
                     }
                     infos.add(new EvidenceSet.FileInfo(in.sourceName(), "weights-manifest", in.moment()));
                     continue;
                 }
                 EvidenceFile f = readers.read(in.path(), in.shown());
                 if (f.usable() && CheckpointLoader.isCheckpointFormat(f.format())) {
-                    loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), f.format()));
+                    loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), in.sourceName(), f.format()));
                 }
                 if (!f.usable()) {
                     f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
@@ -220,9 +220,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
             // The checkpoint named explicitly wins: --model-dir, then run.json's model_dir, then a
             // manifest among the evidence, then loose checkpoint files among the evidence.
             if (modelDir != null) {
-                checkpoint = loader.load(modelDir, modelDir.toString());
+                checkpoint = loader.load(modelDir, modelDir.toString(),
+                        runDir == null ? modelDir.toString() : runDir.cite(modelDir));
             } else if (runDir != null && runDir.modelDir() != null) {
-                checkpoint = loader.load(runDir.modelDir(), runDir.modelDirShown());
+                checkpoint = loader.load(runDir.modelDir(), runDir.modelDirShown(), runDir.modelDirCited());
             } else if (checkpoint == null && !loose.isEmpty()) {
                 try {
                     checkpoint = loader.loose(loose);
@@ -259,7 +260,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         + "hbm-ledger: no ledger written: fix or remove the files above");
             }
         }
-        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof);
+        EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof, startFailure(runDir));
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
@@ -318,6 +319,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
     }
 
     /** The layout and serving options a checkpoint is planned under: run.json's deployment or the options. */
+    /**
+     * A collection that failed before its ready moment: the server never became ready, so the
+     * ledger must not be labelled "ready". Null when the run does not say so.
+     */
+    private static String startFailure(RunDirectory runDir) {
+        if (runDir == null || !"failed".equals(runDir.manifest().status())
+                || runDir.manifest().moments().containsKey("ready")) {
+            return null;
+        }
+        return "run.json: status failed with no ready moment (phase " + runDir.manifest().phase() + ")";
+    }
+
     private CheckpointLoader checkpointLoader(RunDirectory runDir, Layout layout) {
         Deployment d = runDir == null ? null : runDir.manifest().deployment();
         int p = ppSize(runDir);

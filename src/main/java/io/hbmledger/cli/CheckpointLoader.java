@@ -58,16 +58,19 @@ final class CheckpointLoader {
      * A model directory, a manifest or one .safetensors file, named by {@code model_dir} or
      * {@code --model-dir}.
      *
+     * @param shown the path as named in messages (one the user can open from here)
+     * @param cited the path as the ledger cites it: relative to the run directory when inside
+     *     it, so that a run directory gives the same ledger wherever it is
      * @throws EvidenceException when nothing there sizes any weights, or a header is malformed
      */
-    CheckpointEvidence load(Path path, String shown) throws IOException, EvidenceException {
+    CheckpointEvidence load(Path path, String shown, String cited) throws IOException, EvidenceException {
         if (Files.isDirectory(path)) {
             Path inside = path.resolve(MANIFEST_NAME);
             if (isManifest(inside)) {
-                return manifest(inside, shown + "/" + MANIFEST_NAME);
+                return manifest(inside, shown + "/" + MANIFEST_NAME, cited + "/" + MANIFEST_NAME);
             }
             CheckpointManifest m = ModelDirectory.scan(path);
-            return of(shown, m, dirSources(path, shown, m));
+            return of(cited, m, dirSources(path, shown, cited, m));
         }
         if (!Files.exists(path)) {
             throw new EvidenceException(shown, 0, "no such model directory or manifest; expected a checkpoint directory"
@@ -75,25 +78,30 @@ final class CheckpointLoader {
         }
         if (path.getFileName().toString().endsWith(".safetensors")) {
             CheckpointManifest m = ModelDirectory.scanFile(path);
-            return of(shown, m, List.of(new Source(shown, 1, m.files().get(0).tensors().size() + " tensors")));
+            return of(cited, m, List.of(CheckpointSources.header(path, cited)));
         }
-        return manifest(path, shown);
+        return manifest(path, shown, cited);
     }
 
-    /** A saved weights manifest. */
-    CheckpointEvidence manifest(Path file, String shown) throws IOException, EvidenceException {
+    /** A saved weights manifest; {@code shown} and {@code cited} as for {@link #load}. */
+    CheckpointEvidence manifest(Path file, String shown, String cited) throws IOException, EvidenceException {
         String text = Files.readString(file, StandardCharsets.UTF_8);
         CheckpointManifest m = ManifestJson.read(shown, text);
         // Point at the index's total_size when the manifest holds one: the figure the total rests on.
         int line = lineOf(text, "\"total_size\"");
         Source src = line > 0 && m.index() != null && m.index().totalSize() != null
-                ? new Source(shown, line, Long.toString(m.index().totalSize()))
-                : new Source(shown, 1, ManifestJson.SCHEMA);
-        return of(shown, m, List.of(src));
+                ? new Source(cited, line, Long.toString(m.index().totalSize()))
+                : new Source(cited, Math.max(1, lineOf(text, ManifestJson.SCHEMA)), ManifestJson.SCHEMA);
+        return of(cited, m, List.of(src));
     }
 
-    /** One checkpoint file among the evidence, with the format the readers recognised. */
-    record LooseFile(Path path, String shown, String format) {
+    /**
+     * One checkpoint file among the evidence, with the format the readers recognised.
+     *
+     * @param shown the path as named in messages
+     * @param cited the path as the ledger cites it (relative to the run directory, as run.json has it)
+     */
+    record LooseFile(Path path, String shown, String cited, String format) {
     }
 
     /** Evidence formats that {@link #loose} takes. */
@@ -109,6 +117,7 @@ final class CheckpointLoader {
     CheckpointEvidence loose(List<LooseFile> files) throws IOException, EvidenceException {
         String config = null;
         String configShown = null;
+        String configCited = null;
         CheckpointManifest.Index index = null;
         List<CheckpointManifest.File> headers = new ArrayList<>();
         List<CheckpointManifest.LfsFile> lfs = new ArrayList<>();
@@ -116,13 +125,18 @@ final class CheckpointLoader {
         for (LooseFile f : files) {
             Path p = f.path();
             String s = f.shown();
+            String c = f.cited();
             String name = p.getFileName().toString();
             switch (f.format()) {
                 case "lfs-pointer" -> {
-                    for (LfsPointers.Pointer ptr : LfsPointers.parse(Files.readString(p, StandardCharsets.UTF_8))) {
+                    List<LfsPointers.Pointer> pointers = LfsPointers.parse(Files.readString(p, StandardCharsets.UTF_8));
+                    for (LfsPointers.Pointer ptr : pointers) {
                         lfs.add(new CheckpointManifest.LfsFile(ptr.name() == null ? name : ptr.name(), ptr.size()));
                     }
-                    sources.add(new Source(s, 1, "Git LFS pointer"));
+                    // the pointer's own "size N" line, as written
+                    if (!pointers.isEmpty()) {
+                        sources.add(new Source(c, pointers.get(0).line(), "size " + pointers.get(0).text()));
+                    }
                 }
                 case "safetensors" -> {
                     if (!name.endsWith(".safetensors") || name.contains("adapter_model")) {
@@ -130,18 +144,18 @@ final class CheckpointLoader {
                     }
                     SafetensorsHeader h = SafetensorsHeader.read(p, s);
                     headers.add(new CheckpointManifest.File(name, Files.size(p), h.headerBytes(), h.tensors()));
-                    sources.add(new Source(s, 1, h.tensors().size() + " tensors"));
+                    sources.add(CheckpointSources.header(p, c));
                 }
                 case "safetensors-index" -> {
                     SafetensorsIndex idx = SafetensorsIndex.parse(s, Files.readString(p, StandardCharsets.UTF_8));
                     index = new CheckpointManifest.Index(name, idx.totalSize(), new ArrayList<>(idx.weightMap().keySet()),
                             new ArrayList<>(idx.shards()));
-                    sources.add(indexSource(s, idx));
+                    sources.add(indexSource(c, idx));
                 }
                 case "model-config" -> {
                     config = Files.readString(p, StandardCharsets.UTF_8);
                     configShown = s;
-                    sources.add(new Source(s, 1, "config.json"));
+                    configCited = c;
                 }
                 default -> {
                 }
@@ -150,9 +164,13 @@ final class CheckpointLoader {
         if (config == null && index == null && headers.isEmpty()) {
             return null;
         }
+        if (config != null) {
+            sources.addAll(CheckpointSources.config(configCited, config));
+        }
         String where = parentOf(files.get(0).shown());
         try {
-            return of(where, new CheckpointManifest(where, headers, lfs, index, config), sources);
+            Checkpoint ck = Checkpoint.from(new CheckpointManifest(where, headers, lfs, index, config));
+            return of(parentOf(files.get(0).cited()), ck, index == null ? null : index.totalSize(), lfs, sources);
         } catch (EvidenceException e) {
             String assumed = where + "/config.json";
             if (configShown == null || !e.file().equals(assumed)) {
@@ -164,25 +182,30 @@ final class CheckpointLoader {
         }
     }
 
-    private CheckpointEvidence of(String shown, CheckpointManifest m, List<Source> sources) throws EvidenceException {
-        Checkpoint ck = Checkpoint.from(m);
-        long lfsBytes = m.lfsPointers().stream().mapToLong(CheckpointManifest.LfsFile::size).sum();
-        return new CheckpointEvidence(shown, ck, layout, options, sources,
-                m.index() == null ? null : m.index().totalSize(), m.lfsPointers().size(), lfsBytes);
+    private CheckpointEvidence of(String cited, CheckpointManifest m, List<Source> sources) throws EvidenceException {
+        return of(cited, Checkpoint.from(m), m.index() == null ? null : m.index().totalSize(), m.lfsPointers(), sources);
     }
 
-    private static List<Source> dirSources(Path dir, String shown, CheckpointManifest m) throws IOException, EvidenceException {
+    private CheckpointEvidence of(String cited, Checkpoint ck, Long indexTotal, List<CheckpointManifest.LfsFile> lfs,
+                                  List<Source> sources) {
+        long lfsBytes = lfs.stream().mapToLong(CheckpointManifest.LfsFile::size).sum();
+        return new CheckpointEvidence(cited, ck, layout, options, sources, indexTotal, lfs.size(), lfsBytes);
+    }
+
+    private static List<Source> dirSources(Path dir, String shown, String cited, CheckpointManifest m)
+            throws IOException, EvidenceException {
         List<Source> out = new ArrayList<>();
         if (m.index() != null) {
             String s = shown + "/" + m.index().name();
-            out.add(indexSource(s, SafetensorsIndex.parse(s, Files.readString(dir.resolve(m.index().name()), StandardCharsets.UTF_8))));
+            out.add(indexSource(cited + "/" + m.index().name(),
+                    SafetensorsIndex.parse(s, Files.readString(dir.resolve(m.index().name()), StandardCharsets.UTF_8))));
         }
         for (CheckpointManifest.File f : m.files()) {
-            out.add(new Source(shown + "/" + f.name(), 1, f.tensors().size() + " tensors"));
+            out.add(CheckpointSources.header(dir.resolve(f.name()), cited + "/" + f.name()));
             break;
         }
         if (m.configJson() != null) {
-            out.add(new Source(shown + "/config.json", 1, "config.json"));
+            out.addAll(CheckpointSources.config(cited + "/config.json", m.configJson()));
         }
         return out;
     }

@@ -23,4 +23,12 @@ public record EvidenceFile(String path, String format, List<Observation> observa
     public boolean usable() {
         return !UNKNOWN.equals(format);
     }
+
+    /**
+     * True when the format's {@code line} counts data rows of a table (CSV, header excluded;
+     * SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
+     */
+    public static boolean countsDataRows(String format) {
+        return format.endsWith("-csv") || format.endsWith("-db");
+    }
 }

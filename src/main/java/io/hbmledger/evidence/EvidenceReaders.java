@@ -59,8 +59,14 @@ public final class EvidenceReaders {
                 return reader.read(file, displayPath, head);
             }
         }
-        return unknown(displayPath, "line 1: format not recognised"
-                + (head.looksBinary() ? " (binary content)" : "")
+        FileHead.Damage damage = head.damage();
+        String found = damage.binary()
+                ? "line " + damage.first() + ": format not recognised: binary content (NUL or control bytes on "
+                        + (damage.lines() == 1 ? "its only line" : damage.damaged() + " of the " + damage.lines()
+                                + " lines in the first " + FileHead.HEAD_BYTES / 1024 + " KiB, the first on line " + damage.first())
+                        + ")"
+                : "line 1: format not recognised";
+        return unknown(displayPath, found
                 + "; expected npu-smi or nvidia-smi output, a vLLM/vllm-ascend log, an msprof or torch_npu export (CSV or .db), a safetensors file or index, a Git LFS pointer, or a config.json");
     }
 

@@ -2,7 +2,6 @@ package io.hbmledger.evidence;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -35,22 +34,78 @@ public record FileHead(String fileName, byte[] head, long size) {
         return new FileHead(file.getFileName().toString(), off == buf.length ? buf : Arrays.copyOf(buf, off), size);
     }
 
-    /** The head decoded as UTF-8; malformed bytes become U+FFFD. */
+    /**
+     * The head as text, decoded as every text reader decodes a file ({@link TextBytes}): UTF-16
+     * after a UTF-16 byte order mark, UTF-8 otherwise (malformed bytes become U+FFFD).
+     */
     public String text() {
-        return new String(head, StandardCharsets.UTF_8);
+        return TextBytes.decode(head);
     }
 
-    /** True when the head has a NUL byte or many control bytes: not a text file. */
+    /**
+     * True when the head is not text: more than half of its lines are damaged (hold a NUL, or
+     * control characters in more than 1 of 20 places). A text file with a few NUL runs, as a
+     * killed process or a crashed file system leaves, is still text: its readers skip the
+     * damaged lines ({@link NulLines}). Binary formats (SQLite, safetensors, gzip) have NULs
+     * and control bytes throughout, so nearly every "line" of theirs is damaged.
+     */
     public boolean looksBinary() {
+        return damage().binary();
+    }
+
+    /** How many lines of the head are damaged, and the first one; see {@link #looksBinary()}. */
+    public Damage damage() {
+        String text = text();
+        int lines = 0;
+        int damaged = 0;
+        int first = 0;
+        int start = 0;
+        int n = text.length();
+        while (start < n) {
+            int nl = text.indexOf('\n', start);
+            int end = nl < 0 ? n : nl;
+            lines++;
+            if (damaged(text, start, end)) {
+                damaged++;
+                if (first == 0) {
+                    first = lines;
+                }
+            }
+            if (nl < 0) {
+                break;
+            }
+            start = nl + 1;
+        }
+        return new Damage(lines, damaged, first);
+    }
+
+    private static boolean damaged(String text, int start, int end) {
         int control = 0;
-        for (byte b : head) {
-            if (b == 0) {
+        for (int i = start; i < end; i++) {
+            char c = text.charAt(i);
+            if (c == 0) {
                 return true;
             }
-            if ((b & 0xff) < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != 0x1b) {
+            // tab, CR (progress bars) and ESC (colour codes) are at home in logs and tables
+            if (c < 0x20 && c != '\t' && c != '\r' && c != 0x1b || c == 0x7f) {
                 control++;
             }
         }
-        return head.length > 0 && control * 20 > head.length;
+        return control > 0 && control * 20 >= end - start;
+    }
+
+    /**
+     * Damaged lines of a file's head.
+     *
+     * @param lines lines in the head (the last may be cut at {@link #HEAD_BYTES})
+     * @param damaged lines holding a NUL or many control characters
+     * @param first 1-based number of the first damaged line, 0 when none
+     */
+    public record Damage(int lines, int damaged, int first) {
+
+        /** More than half of the lines are damaged: binary, not a text file with a bad patch. */
+        public boolean binary() {
+            return damaged * 2 > lines;
+        }
     }
 }

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * Capacity and used memory of the device from an npu-smi sample at the ledger's moment
- * (measured). {@code HBM-Usage(MB)} is MiB (evidence-v1); a chip without HBM (310P) gives its
+ * (measured; used worked out from {@code -t usages}' capacity x rate is inferred). {@code HBM-Usage(MB)} is MiB (evidence-v1); a chip without HBM (310P) gives its
  * DDR {@code Memory-Usage} instead, and the source says so. A sample without a stated moment is
  * used only when no sample has the right one, and the mixed-moments check then warns.
  */
@@ -16,7 +16,7 @@ final class CapacityAndUsedRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        List<Moment> order = "oom".equals(d.moment)
+        List<Moment> order = LedgerMomentRule.failure(d.moment)
                 ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
                 : Arrays.asList(Moment.READY, null);
         for (Moment m : order) {
@@ -39,8 +39,10 @@ final class CapacityAndUsedRule implements DeviceRule {
                 String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, r.rate());
                 d.capacity = new Amount(r.capacity().o().bytes(), r.capacity().source(), r.what() + " (npu-smi info -t usages), "
                         + (m == null ? "sample without a stated moment" : m.jsonName() + " sample"));
-                d.used = new Amount(r.usedBytes(), r.rate().source(), r.note() + ", "
-                        + (m == null ? "sample without a stated moment" : m.jsonName() + " sample") + which);
+                // a product of two readings, not a reading: inferred, with the arithmetic (README)
+                d.used = Amount.inferred(r.usedBytes(), r.rate().source(), r.note() + ", "
+                        + (m == null ? "sample without a stated moment" : m.jsonName() + " sample") + which,
+                        r.arithmetic());
                 return;
             }
             TaggedObservation u = pick(rows, "hbm_used", "memory_used", "fb_used").orElseThrow();

@@ -38,8 +38,34 @@ public record DeviceLedger(String device, Integer deviceId, List<Integer> ranks,
         return any ? sum : null;
     }
 
-    /** A measured amount with its source, or unknown (both null) with a note. */
-    public record Amount(Long bytes, Source source, String note) {
+    /**
+     * Capacity or used: an amount with its source, or unknown (bytes and source null) with a note.
+     *
+     * @param confidence measured when read as is from a sample, inferred when worked out from
+     *     other numbers (then {@code arithmetic} shows how), unknown when bytes is null
+     * @param arithmetic the calculation with its inputs for an inferred amount; null otherwise
+     */
+    public record Amount(Long bytes, Source source, String note, Confidence confidence, String arithmetic) {
+
+        public Amount {
+            if ((bytes == null) != (confidence == Confidence.UNKNOWN)) {
+                throw new IllegalArgumentException("bytes must be null exactly when confidence is unknown");
+            }
+            if (confidence == Confidence.INFERRED && arithmetic == null) {
+                throw new IllegalArgumentException("an inferred amount shows its arithmetic");
+            }
+        }
+
+        /** An amount read as is from a sample (measured), or unknown when bytes is null. */
+        public Amount(Long bytes, Source source, String note) {
+            this(bytes, source, note, bytes == null ? Confidence.UNKNOWN : Confidence.MEASURED, null);
+        }
+
+        /** An amount worked out from other numbers, with the arithmetic that shows how. */
+        public static Amount inferred(long bytes, Source source, String note, String arithmetic) {
+            return new Amount(bytes, source, note, Confidence.INFERRED, arithmetic);
+        }
+
         public static Amount unknown(String note) {
             return new Amount(null, null, note);
         }

@@ -14,7 +14,8 @@ import java.util.List;
  *     {@code startup}, ...), null when not known
  * @param counted whether the amount is part of the sum that the residual is taken against:
  *     false for figures that overlap counted ones or are not resident at the ledger's moment
- * @param arithmetic for inferred amounts, the calculation with its inputs; null otherwise
+ * @param arithmetic the calculation with its inputs: required for inferred amounts, given for
+ *     estimated ones worked out by formula, null for amounts read as is
  */
 public record Entry(String component, Long bytes, Confidence confidence, List<Source> sources,
                     String note, String moment, boolean counted, String arithmetic) {
@@ -23,6 +24,10 @@ public record Entry(String component, Long bytes, Confidence confidence, List<So
         sources = List.copyOf(sources);
         if ((bytes == null) != (confidence == Confidence.UNKNOWN)) {
             throw new IllegalArgumentException(component + ": bytes must be null exactly when confidence is unknown");
+        }
+        if (confidence == Confidence.INFERRED && arithmetic == null) {
+            // README: inferred = "derived from other lines, arithmetic shown"
+            throw new IllegalArgumentException(component + ": an inferred amount shows its arithmetic");
         }
     }
 

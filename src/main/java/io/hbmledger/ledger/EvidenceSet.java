@@ -14,15 +14,23 @@ import java.util.function.Predicate;
  *
  * @param checkpoint the checkpoint the run names, or null
  * @param msprof the run's msprof summaries, {@link MsprofEvidence#none()} without any
+ * @param startFailure why the run says the server never became ready (a collection that
+ *     failed before its ready moment), or null when it does not say so
  */
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
-                          CheckpointEvidence checkpoint, MsprofEvidence msprof) {
+                          CheckpointEvidence checkpoint, MsprofEvidence msprof, String startFailure) {
 
     public EvidenceSet {
         // a log with several server starts: only the last start's figures (ServerStartsInLog)
         observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
         files = List.copyOf(files);
         msprof = msprof == null ? MsprofEvidence.none() : msprof;
+    }
+
+    /** A run that does not say its server failed to start. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                       CheckpointEvidence checkpoint, MsprofEvidence msprof) {
+        this(observations, files, layout, checkpoint, msprof, null);
     }
 
     /** A run that names no checkpoint and holds no msprof data. */

@@ -3,13 +3,38 @@ package io.hbmledger.ledger;
 /**
  * Which instant the device's ledger explains: {@code oom} when the run's log holds an
  * out-of-memory failure (every device is explained at the failure, the failed one with
- * PyTorch's own figures), else {@code ready} (server up, before any request). msprof peaks will
- * add a {@code peak} ledger.
+ * PyTorch's own figures); {@value #FAILED_START} when the server never became ready for another
+ * reason (the run's collection says so, or vLLM found no memory left for the KV cache, which it
+ * refuses to start with); else {@code ready} (server up, before any request).
  */
 final class LedgerMomentRule implements DeviceRule {
 
+    /** The moment of a start that failed without an out-of-memory message. */
+    static final String FAILED_START = "failed_start";
+
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        d.moment = ev.where(OomDevices::isOom).isEmpty() ? "ready" : "oom";
+        if (!ev.where(OomDevices::isOom).isEmpty()) {
+            d.moment = "oom";
+        } else if (ev.startFailure() != null || refusedKv(ev).isPresent()) {
+            d.moment = FAILED_START;
+        } else {
+            d.moment = "ready";
+        }
+    }
+
+    /** True for the moments that explain a failure: samples taken after it fit them, ready ones do not. */
+    static boolean failure(String moment) {
+        return "oom".equals(moment) || FAILED_START.equals(moment);
+    }
+
+    /**
+     * A negative "Available KV cache memory": vLLM V1 then raises "No available memory for the
+     * cache blocks" (v1/core/kv_cache_utils.py check_enough_kv_cache_memory: available_memory
+     * <= 0), so the server never became ready.
+     */
+    static java.util.Optional<TaggedObservation> refusedKv(EvidenceSet ev) {
+        return ev.where(t -> t.quantity().equals("kv_cache_available") && t.o().bytes() != null && t.o().bytes() < 0)
+                .stream().findFirst();
     }
 }

@@ -14,7 +14,7 @@ final class MixedMomentsCheck implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        Set<String> fits = "oom".equals(d.moment) ? Set.of("oom", "startup", "static")
+        Set<String> fits = LedgerMomentRule.failure(d.moment) ? Set.of("oom", "startup", "static", LedgerMomentRule.FAILED_START)
                 : Set.of(d.moment, "startup", "static");
         List<String> odd = new ArrayList<>();
         for (Entry e : d.entries()) {

@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * HCCL, CANN runtime and the other device modules from msprof's npu_module_mem (measured), each
- * the sum of its components' values at the ledger's instant (see {@link MsprofModules} for which
+ * HCCL, CANN runtime and the other device modules from msprof's npu_module_mem, each the sum
+ * of its components' values at the ledger's instant (measured when one component holds memory,
+ * inferred with the sum shown when several do) (see {@link MsprofModules} for which
  * component goes where). Without a ready instant in the run the series maxima over the profiled
  * window are shown instead, and say so (these modules are allocated once at start-up, so the
  * maximum is usually the value at ready, but that is not measured).
@@ -61,6 +62,7 @@ final class MsprofModulesRule implements DeviceRule {
         boolean allAtReady = true;
         List<Source> sources = new ArrayList<>();
         List<String> parts = new ArrayList<>();
+        List<String> terms = new ArrayList<>();
         List<String> zero = new ArrayList<>();
         String timing = null;
         List<String> stale = new ArrayList<>();
@@ -86,6 +88,7 @@ final class MsprofModulesRule implements DeviceRule {
             if (r.bytes() != 0) {
                 sources.add(r.source());
                 parts.add(s.component() + " " + Units.mib(r.bytes()));
+                terms.add(s.component() + " " + r.bytes() + " B");
             } else {
                 zero.add(s.component());
             }
@@ -119,8 +122,11 @@ final class MsprofModulesRule implements DeviceRule {
                     .append(String.join(", ", stale.subList(0, Math.min(5, stale.size()))))
                     .append(stale.size() > 5 ? ", ..." : "").append("), e.g. ").append(firstStale);
         }
-        Entry e = new Entry(component, sum, Confidence.MEASURED, sources, note.toString(),
-                allAtReady ? "ready" : null, true, null);
+        // one non-zero component is a reading (measured); several are added up (inferred, the sum shown)
+        boolean added = terms.size() > 1;
+        Entry e = new Entry(component, sum, added ? Confidence.INFERRED : Confidence.MEASURED, sources, note.toString(),
+                allAtReady ? "ready" : null, true,
+                added ? String.join(" + ", terms) + " = " + sum + " B (" + Units.gibOrMib(sum) + ")" : null);
         if (component.equals(Component.OTHER_MODULES)) {
             if (d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
                 e = e.notCounted("device-side modules are inside outside_processes (memory no process is charged for)");

@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * The npu-smi process table of the sample that gave "used": memory of the serving processes and
- * of every other process (measured), and device used minus all process memory as the part no
+ * of every other process (measured for one process row, inferred with the sum shown for several), and device used minus all process memory as the part no
  * process is charged for (driver, firmware, runtime reserve; inferred from measured figures).
  *
  * <p>Server processes are the pids run.json names ({@code deployment.server_pids}); without them,
@@ -53,18 +53,18 @@ final class ProcessTableRule implements DeviceRule {
         boolean split = d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
                 || d.hasKnownCounted(Component.TORCH_ALLOCATED);
         if (!server.isEmpty()) {
-            Entry e = new Entry(Component.SERVER_PROCESSES, serverBytes, Confidence.MEASURED, sources(server),
+            Entry e = new Entry(Component.SERVER_PROCESSES, serverBytes, confidence(server), sources(server),
                     "serving process memory per the process table (" + describe(server) + "), " + how,
-                    d.sampleMoment, true, null);
+                    d.sampleMoment, true, arithmetic(server));
             d.put(split ? e.notCounted("holds the vLLM components above, so not in the sum") : e);
         }
         // No other process: the table's rows for this device (or its usage row) are the evidence.
         List<Source> otherSrc = !other.isEmpty() ? sources(other)
                 : !server.isEmpty() ? sources(server) : d.used.known() ? List.of(d.used.source()) : List.of();
-        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, Confidence.MEASURED, otherSrc,
+        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, confidence(other), otherSrc,
                 other.isEmpty() ? "the process table lists no other process on this device"
                         : "other processes on this device (" + describe(other) + "), " + how,
-                d.sampleMoment, true, null));
+                d.sampleMoment, true, arithmetic(other)));
         if (d.used.known()) {
             long all = serverBytes + otherBytes;
             long outside = d.used.bytes() - all;
@@ -83,6 +83,27 @@ final class ProcessTableRule implements DeviceRule {
     static boolean byName(String name) {
         String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
         return n.contains("vllm") || n.contains("python") || n.contains("ray");
+    }
+
+    /**
+     * One process row (or none: the table shows no process, a measured 0) is a reading; several
+     * are added up, so the amount is inferred and shows the sum.
+     */
+    private static Confidence confidence(List<TaggedObservation> l) {
+        return l.size() > 1 ? Confidence.INFERRED : Confidence.MEASURED;
+    }
+
+    private static String arithmetic(List<TaggedObservation> l) {
+        if (l.size() <= 1) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        for (TaggedObservation t : l) {
+            b.append(b.length() == 0 ? "" : " + ").append("pid ").append(t.o().pid()).append(' ')
+                    .append(t.o().bytes()).append(" B");
+        }
+        long sum = sum(l);
+        return b.append(" = ").append(sum).append(" B (").append(Units.gib(sum)).append(')').toString();
     }
 
     private static long sum(List<TaggedObservation> l) {

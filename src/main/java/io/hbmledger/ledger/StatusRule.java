@@ -30,6 +30,11 @@ final class StatusRule implements RunRule {
                     + ") that could not be tied to a device of the deployment (its figures are under process_level);"
                     + " name the device: --file-device LOG=ID, or evidence[].device in run.json");
         }
+        if (ooms.isEmpty()) {
+            // the collection's own failure reason reaches the ledger through withCollection
+            LedgerMomentRule.refusedKv(ev).ifPresent(t -> run.failed("the server did not start: vLLM found no"
+                    + " memory left for the KV cache (" + t.source().shortForm() + ") and refuses to start with none"));
+        }
         if (Accelerator.gpu(ev)) {
             run.incomplete("no profiler evidence for NCCL buffers, the CUDA context and the peak under load:"
                     + " hbm-ledger reads none for NVIDIA GPUs yet, so a GPU run is always incomplete");

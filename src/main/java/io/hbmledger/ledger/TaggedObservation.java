@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.run.Moment;
 
@@ -19,7 +20,7 @@ public record TaggedObservation(Observation o, String file, String format, Momen
 
     public Source source() {
         // CSV and SQLite observations count data rows (evidence-v1), not file lines
-        return new Source(file, o.line(), o.text(), format.endsWith("-csv") || format.endsWith("-db"));
+        return new Source(file, o.line(), o.text(), EvidenceFile.countsDataRows(format));
     }
 
     public String quantity() {

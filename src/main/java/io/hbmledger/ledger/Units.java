@@ -12,10 +12,19 @@ public final class Units {
     }
 
     public static String gib(long bytes) {
-        return String.format(Locale.ROOT, "%.2f GiB", bytes / (double) GIB);
+        return gibNumber(bytes) + " GiB";
     }
 
+    /**
+     * GiB with two decimals. {@code 0.00} means exactly zero: an amount that rounds to zero is
+     * {@code <0.01} or {@code -<0.01}, so a small negative residual is not shown as "-0.00" and a
+     * few MiB are not shown as nothing.
+     */
     public static String gibNumber(long bytes) {
+        // below half of 0.01 GiB, "%.2f" would print 0.00 (or -0.00)
+        if (bytes != 0 && Math.abs(bytes) <= GIB / 200 && Math.abs(bytes) * 200 < GIB) {
+            return bytes < 0 ? "-<0.01" : "<0.01";
+        }
         return String.format(Locale.ROOT, "%.2f", bytes / (double) GIB);
     }
 

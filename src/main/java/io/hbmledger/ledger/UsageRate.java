@@ -27,10 +27,17 @@ record UsageRate(TaggedObservation capacity, TaggedObservation rate, String what
         return Math.round(capacity.o().bytes() * rate.o().value() / 100.0);
     }
 
+    /** What used is and how close it is; the calculation itself is {@link #arithmetic()}. */
     String note() {
         long halfPercent = capacity.o().bytes() / 200;
-        return what + " inferred from npu-smi info -t usages: capacity " + capacity.o().text() + " MB x usage rate "
-                + rate.o().text() + "% = " + usedBytes() + " B; the rate is a whole percent, so this is within "
-                + Units.gib(halfPercent) + " (half a percent of capacity)";
+        return what + " worked out from npu-smi info -t usages (capacity x usage rate); the rate is a whole"
+                + " percent, so this is within " + Units.gib(halfPercent) + " (half a percent of capacity)";
+    }
+
+    /** Capacity as written (MB = MiB) x rate / 100, each with its line. */
+    String arithmetic() {
+        return "capacity " + capacity.o().text() + " MiB (line " + capacity.o().line() + ") x usage rate "
+                + rate.o().text() + "% (line " + rate.o().line() + ") / 100 = " + usedBytes() + " B ("
+                + Units.gib(usedBytes()) + ")";
     }
 }

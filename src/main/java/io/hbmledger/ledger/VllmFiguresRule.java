@@ -55,8 +55,13 @@ final class VllmFiguresRule implements DeviceRule {
                 counted = false;
                 note += "; freed before the server was ready, so not in the sum";
             }
+            // a figure carried over to a rank it does not name is inferred: show what was applied
+            String applied = pk.confidence() == Confidence.INFERRED
+                    ? t.o().text() + " (" + t.source().shortForm().replaceFirst(" \".*$", "") + ") applied to rank " + rank
+                            + " = " + t.o().bytes() + " B (" + Units.gib(t.o().bytes()) + ")"
+                    : null;
             d.put(new Entry(f.component, t.o().bytes(), pk.confidence(), List.of(t.source()), note,
-                    t.momentName() == null ? "startup" : t.momentName(), counted, null));
+                    t.momentName() == null ? "startup" : t.momentName(), counted, applied));
         }
     }
 }

@@ -15,9 +15,11 @@ public final class EvidenceTextWriter {
             out.printf("%s  [%s]  %d observation%s%n", f.path(), f.format(),
                     f.observations().size(), f.observations().size() == 1 ? "" : "s");
             List<String[]> rows = new ArrayList<>();
+            // a CSV's line 1 is its header: its data rows are "row N", as in the ledger and the warnings
+            String where = EvidenceFile.countsDataRows(f.format()) ? "row " : "line ";
             for (Observation o : f.observations()) {
                 rows.add(new String[] {
-                    "line " + o.line(),
+                    where + o.line(),
                     o.quantity(),
                     amount(o),
                     "\"" + (o.text() == null ? "" : o.text()) + "\"",

@@ -126,6 +126,10 @@ public final class LedgerJsonWriter {
             g.writeNullField(name + "_source");
         }
         nullable(g, name + "_note", a.note());
+        g.writeStringField(name + "_confidence", a.confidence().jsonName());
+        if (a.arithmetic() != null) {
+            g.writeStringField(name + "_arithmetic", a.arithmetic());
+        }
     }
 
     private static void sources(JsonGenerator g, List<Source> sources) throws IOException {

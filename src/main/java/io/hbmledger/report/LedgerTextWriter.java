@@ -8,6 +8,7 @@ import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.ProcessLevelEntry;
 import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.Units;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,7 +108,7 @@ public final class LedgerTextWriter {
             }
             rows.add(new String[] {d.device(), join(d.ranks()), gib(d.capacity().bytes(), true),
                 gib(d.used().bytes(), true), d.countedSum() == null ? "-" : gib(d.countedSum(), true),
-                gib(d.residualBytes(), true), c.length() == 0 ? "no warnings" : c.toString()});
+                gib(d.residualBytes(), true), c.length() > 0 ? c.toString() : noData(d) ? "no data" : "no warnings"});
         }
         aligned(rows, new boolean[] {false, true, true, true, true, true, false}, out, "  ");
     }
@@ -125,17 +126,13 @@ public final class LedgerTextWriter {
         rows.add(new String[] {"component", "GiB", "confidence", "source"});
         notes.add(null);
         rows.add(amountRow("capacity", d.capacity()));
-        notes.add(d.capacity().note());
+        notes.add(withArithmetic(d.capacity().note(), d.capacity().arithmetic()));
         rows.add(amountRow("used", d.used()));
-        notes.add(d.used().note());
+        notes.add(withArithmetic(d.used().note(), d.used().arithmetic()));
         for (Entry e : d.entries()) {
             String g = gib(e.bytes(), e.counted() || !e.known());
             rows.add(new String[] {e.component(), g, e.confidence().jsonName(), sources(e.sources())});
-            String n = e.note();
-            if (e.arithmetic() != null) {
-                n = (n == null ? "" : n + "; ") + "= " + e.arithmetic();
-            }
-            notes.add(n);
+            notes.add(withArithmetic(e.note(), e.arithmetic()));
         }
         rows.add(new String[] {"sum of counted", d.countedSum() == null ? "-" : gib(d.countedSum(), true), "", "lines above without parentheses"});
         notes.add(null);
@@ -156,6 +153,9 @@ public final class LedgerTextWriter {
                     out.println(indent + part);
                 }
             }
+        }
+        if (d.checks().isEmpty()) {
+            return; // no header over nothing
         }
         out.println("  checks");
         List<String[]> checks = new ArrayList<>();
@@ -188,9 +188,16 @@ public final class LedgerTextWriter {
         return lines;
     }
 
+    /** A line's note, then its calculation when it was worked out from other numbers. */
+    private static String withArithmetic(String note, String arithmetic) {
+        if (arithmetic == null) {
+            return note;
+        }
+        return (note == null ? "" : note + "; ") + "= " + arithmetic;
+    }
+
     private static String[] amountRow(String name, DeviceLedger.Amount a) {
-        return new String[] {name, gib(a.bytes(), true),
-            a.known() ? Confidence.MEASURED.jsonName() : Confidence.UNKNOWN.jsonName(),
+        return new String[] {name, gib(a.bytes(), true), a.confidence().jsonName(),
             a.source() == null ? "no evidence" : a.source().shortForm()};
     }
 
@@ -223,8 +230,13 @@ public final class LedgerTextWriter {
         if (bytes == null) {
             return "unknown";
         }
-        String v = String.format(Locale.ROOT, "%.2f", bytes / 1073741824.0);
+        String v = Units.gibNumber(bytes);
         return counted ? v : "(" + v + ")";
+    }
+
+    /** Nothing known about the device: "no warnings" would read as a clean bill of health. */
+    private static boolean noData(DeviceLedger d) {
+        return !d.used().known() && !d.capacity().known() && d.entries().stream().noneMatch(Entry::known);
     }
 
     private static String join(List<Integer> l) {

@@ -99,10 +99,32 @@ public record RunDirectory(Path dir, RunManifest manifest) {
         return m == null || m.isBlank() ? null : dir.resolve(m);
     }
 
-    /** {@link #modelDir()} as shown to the user. */
+    /** {@link #modelDir()} as shown to the user in messages: the run directory joined with it. */
     public String modelDirShown() {
         Path p = modelDir();
         return p == null ? null : p.normalize().toString();
+    }
+
+    /**
+     * {@link #modelDir()} as the ledger cites it: relative to the run directory, as run.json
+     * writes it, so that the same run directory gives the same ledger wherever it is copied.
+     */
+    public String modelDirCited() {
+        Path p = modelDir();
+        return p == null ? null : cite(p);
+    }
+
+    /**
+     * A path as the ledger cites it: relative to the run directory when it lies inside it
+     * (the way evidence sources are cited), else as given.
+     */
+    public String cite(Path p) {
+        Path base = dir.toAbsolutePath().normalize();
+        Path abs = p.toAbsolutePath().normalize();
+        if (!abs.startsWith(base) || abs.equals(base)) {
+            return abs.equals(base) ? "." : p.normalize().toString();
+        }
+        return base.relativize(abs).toString().replace('\\', '/');
     }
 
     /** The evidence file's path as shown to the user: the run directory joined with the entry. */

@@ -39,7 +39,7 @@ class AnalyzeBadInputTest {
         CliRun r = CliRun.of("analyze", dir.toString());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("empty.txt: line 1: the file is empty")
-                .contains("blob.bin: line 1: format not recognised (binary content)")
+                .contains("blob.bin: line 1: format not recognised: binary content (NUL or control bytes on its only line)")
                 .contains("no ledger written");
         assertThat(Files.readString(dir.resolve("report.json"))).isEqualTo("previous report");
         assertThat(r.out()).isEmpty();

@@ -5,6 +5,7 @@ import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,7 +96,7 @@ public final class ModelConfigReader implements EvidenceReader {
         if (eb == null) {
             // no line when the key is absent: line 1 would point at '{'
             warnings.add((c.torchDtype() == null ? "" : "line " + c.lineOf("torch_dtype") + ": ") + "checkpoint dtype "
-                    + (c.torchDtype() == null ? "not given (no torch_dtype)" : "\"" + c.torchDtype() + "\" not known")
+                    + (c.torchDtype() == null ? "not given (no torch_dtype)" : Quote.doubleQuoted(c.torchDtype()) + " not known")
                     + "; kv_bytes_per_token is not reported");
         } else {
             Long kv = c.kvBytesPerToken(eb);

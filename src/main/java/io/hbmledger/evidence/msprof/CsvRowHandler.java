@@ -1,5 +1,6 @@
 package io.hbmledger.evidence.msprof;
 
+import io.hbmledger.evidence.Quote;
 import java.util.Arrays;
 
 /**
@@ -9,6 +10,13 @@ import java.util.Arrays;
  * map lookup or a String.
  */
 final class CsvRowHandler {
+
+    /**
+     * A row touched by a zeroed block (a profiler killed mid-write, a file system recovered
+     * after a crash): any cell of it may be cut, so none is trusted.
+     */
+    static final String NUL_ROW = "holds NUL bytes, as a process killed mid-write or a file system recovered"
+            + " after a crash leaves; row ignored";
 
     private final CsvLayout layout;
     private final Tally tally;
@@ -151,6 +159,10 @@ final class CsvRowHandler {
      * @param row 1-based data row within the current part
      */
     void row(byte[] b, int[] s, int[] e, int n, long row) {
+        if (Numbers.holdsNul(b, s[0], e[n - 1])) {
+            tally.warn(row, NUL_ROW);
+            return;
+        }
         if (n < neededFields) {
             if (n == 1 && Numbers.blank(b, s[0], e[0])) {
                 return; // blank line
@@ -173,7 +185,7 @@ final class CsvRowHandler {
     private void sampled(byte[] b, int[] s, int[] e, int device, long row) {
         long ts = Numbers.microsToNanos(b, s[tsCol], e[tsCol]);
         if (ts == Numbers.INVALID) {
-            tally.warn(row, "timestamp '" + Numbers.text(b, s[tsCol], e[tsCol]) + "' is not a number; row ignored");
+            tally.warn(row, "timestamp " + Numbers.refused(b, s[tsCol], e[tsCol], ts) + "; row ignored");
             return;
         }
         SeriesStats[] stats = group(b, s[groupCol], e[groupCol], device, row);
@@ -186,10 +198,9 @@ final class CsvRowHandler {
                 continue;
             }
             long v = Numbers.amount(b, s[c], e[c], valueUnits[i]);
-            if (v == Numbers.INVALID) {
+            if (v == Numbers.INVALID || v == Numbers.OUT_OF_RANGE) {
                 if (!Numbers.blank(b, s[c], e[c])) {
-                    tally.warn(row, "field " + (c + 1) + " '" + Numbers.text(b, s[c], e[c])
-                            + "' is not a number; value ignored");
+                    tally.warn(row, "field " + (c + 1) + " " + Numbers.refused(b, s[c], e[c], v) + "; value ignored");
                 }
                 continue; // an empty cell is absent, not 0
             }
@@ -210,6 +221,10 @@ final class CsvRowHandler {
                 && Arrays.equals(b, from, to, lastGroup, 0, len)) {
             return lastStats;
         }
+        if (Numbers.holdsNul(b, from, to)) {
+            tally.warn(row, NUL_ROW);
+            return null;
+        }
         String name = Numbers.text(b, from, to);
         MsprofQuantity[] quantities = valueQuantities;
         if (layout.table() == MsprofTable.NPU_MEM) {
@@ -219,7 +234,7 @@ final class CsvRowHandler {
                 default -> null;
             };
             if (q == null) {
-                tally.warn(row, "event '" + name + "' is neither app nor device; row ignored");
+                tally.warn(row, "event " + Quote.of(name) + " is neither app nor device; row ignored");
                 return null;
             }
             quantities = new MsprofQuantity[] {q};
@@ -244,8 +259,8 @@ final class CsvRowHandler {
     private void operator(byte[] b, int[] s, int[] e, int device, long row) {
         int c = valueCols[0];
         long v = Numbers.amount(b, s[c], e[c], valueUnits[0]);
-        if (v == Numbers.INVALID) {
-            tally.warn(row, "Size '" + Numbers.text(b, s[c], e[c]) + "' is not a number; row ignored");
+        if (v == Numbers.INVALID || v == Numbers.OUT_OF_RANGE) {
+            tally.warn(row, "Size " + Numbers.refused(b, s[c], e[c], v) + "; row ignored");
             return;
         }
         Tally.OperatorSums sums = tally.operators(device);
@@ -258,13 +273,14 @@ final class CsvRowHandler {
     }
 
     private void staticTotal(byte[] b, int[] s, int[] e, int device, long row) {
-        if (!"TOTAL".equals(Numbers.text(b, s[tsCol], e[tsCol]))) {
+        // a short cell only: an op name can be any length and is not needed as text
+        if (e[tsCol] - s[tsCol] > 16 || !"TOTAL".equals(Numbers.text(b, s[tsCol], e[tsCol]))) {
             return;
         }
         int c = valueCols[0];
         long v = Numbers.amount(b, s[c], e[c], valueUnits[0]);
-        if (v == Numbers.INVALID) {
-            tally.warn(row, "TOTAL Size '" + Numbers.text(b, s[c], e[c]) + "' is not a number; row ignored");
+        if (v == Numbers.INVALID || v == Numbers.OUT_OF_RANGE) {
+            tally.warn(row, "TOTAL Size " + Numbers.refused(b, s[c], e[c], v) + "; row ignored");
             return;
         }
         String graph = Numbers.text(b, s[groupCol], e[groupCol]);

@@ -24,6 +24,13 @@ final class CsvScanner {
     static final int BUFFER = (64 << 10) + FusedLineParser.SLACK;
     private static final int MAX_FIELDS = 64;
 
+    /**
+     * Longest line held whole. msprof and torch_npu rows are well under 1 KiB; a longer "line" is
+     * damage (a runaway cell, a file glued to a binary blob), and holding all of it would make
+     * memory grow with it (a 300 MB cell took 1.2 GB), so it is skipped up to its line break.
+     */
+    static final int MAX_LINE = 16 << 20;
+
     private CsvScanner() {
     }
 
@@ -44,6 +51,7 @@ final class CsvScanner {
         long pos = from;
         int filled = 0;
         long row = 0;
+        boolean skipping = false; // inside an over-long line, already counted and warned about
         while (true) {
             int want = (int) Math.min(buf.length - FusedLineParser.SLACK - filled, to - pos);
             int got = 0;
@@ -61,6 +69,25 @@ final class CsvScanner {
             filled += got;
             boolean atEnd = pos >= to || got == 0 && want > 0;
             int lineStart = 0;
+            if (skipping) {
+                int nl = 0;
+                while (nl < filled && buf[nl] != '\n') {
+                    nl++;
+                }
+                if (nl == filled) {
+                    filled = 0;
+                    if (atEnd) {
+                        if (progress != null) {
+                            progress.accept(pos - from);
+                        }
+                        tally.rows = row;
+                        return buf;
+                    }
+                    continue;
+                }
+                skipping = false;
+                lineStart = nl + 1;
+            }
             int i = 0;
             int n = filled;
             // tokenise every complete line in the buffer
@@ -143,7 +170,9 @@ final class CsvScanner {
                     }
                     fields++;
                     row++;
-                    if (fields < headerFields) {
+                    if (Numbers.holdsNul(buf, lineStart, n)) {
+                        tally.warn(row, "last line " + CsvRowHandler.NUL_ROW);
+                    } else if (fields < headerFields) {
                         tally.warn(row, "last line is cut off (" + fields + " of " + headerFields
                                 + " fields, no line break at the end of the file); row ignored");
                     } else {
@@ -159,6 +188,14 @@ final class CsvScanner {
             }
             // keep the incomplete line for the next read
             int rest = n - lineStart;
+            if (lineStart == 0 && rest == buf.length - FusedLineParser.SLACK && rest >= MAX_LINE) {
+                row++;
+                tally.warn(row, "longer than " + (MAX_LINE >> 20) + " MiB without a line break (no msprof row is"
+                        + " near that; a runaway cell or binary data?); row ignored up to its line break");
+                skipping = true;
+                filled = 0;
+                continue;
+            }
             if (lineStart == 0 && rest == buf.length - FusedLineParser.SLACK) {
                 byte[] bigger = new byte[buf.length * 2];
                 System.arraycopy(buf, 0, bigger, 0, rest);

@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.msprof;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -213,7 +214,7 @@ final class DbScan {
                 } else if (type.equals("device")) {
                     q = MsprofQuantity.DEVICE_HBM_PEAK;
                 } else {
-                    tally.warn(row, "type '" + group + "' is neither app nor device; row ignored");
+                    tally.warn(row, "type " + Quote.of(String.valueOf(group)) + " is neither app nor device; row ignored");
                     continue;
                 }
                 component = null;
@@ -243,19 +244,11 @@ final class DbScan {
         if (v == null) {
             return; // NULL is absent, not 0
         }
-        long bytes;
-        if (v instanceof Long || v instanceof Integer) {
-            bytes = ((Number) v).longValue();
-        } else if (v instanceof Number n) {
-            bytes = Math.round(n.doubleValue());
-        } else {
-            try {
-                bytes = new java.math.BigDecimal(v.toString().trim()).setScale(0, java.math.RoundingMode.HALF_UP)
-                        .longValueExact();
-            } catch (NumberFormatException | ArithmeticException e) {
-                tally.warn(row, q.contractName() + " value '" + v + "' is not a number; value ignored");
-                return;
-            }
+        long bytes = bytes(v);
+        if (bytes == Numbers.INVALID || bytes == Numbers.OUT_OF_RANGE) {
+            byte[] t = v.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            tally.warn(row, q.contractName() + " value " + Numbers.refused(t, 0, t.length, bytes) + "; value ignored");
+            return;
         }
         if (bytes < 0) {
             tally.minusOne(row);
@@ -266,13 +259,33 @@ final class DbScan {
         tally.stats(q, device, component).add(bytes, tsNs, row, () -> text);
     }
 
+    /**
+     * A cell as whole bytes: INTEGER as is, REAL rounded, TEXT parsed as a decimal number
+     * (with the CSV reader's length cap); {@link Numbers#INVALID} or
+     * {@link Numbers#OUT_OF_RANGE} otherwise.
+     */
+    private static long bytes(Object v) {
+        if (v instanceof Long || v instanceof Integer) {
+            return ((Number) v).longValue();
+        }
+        if (v instanceof Number n) {
+            double d = n.doubleValue();
+            // Math.round would saturate 1e300 to Long.MAX_VALUE: a made-up 8 EiB
+            return Double.isNaN(d) ? Numbers.INVALID : Math.abs(d) < 0x1p63 ? Math.round(d) : Numbers.OUT_OF_RANGE;
+        }
+        byte[] t = v.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return Numbers.amount(t, 0, t.length, 1);
+    }
+
     private static void operators(ResultSet rs, Tally tally) throws SQLException {
         while (rs.next()) {
             long row = rs.getLong(1);
             tally.rows++;
             Object size = rs.getObject(2);
-            if (!(size instanceof Number n)) {
-                tally.warn(row, "size '" + size + "' is not a number; row ignored");
+            long bytes = size instanceof Number ? bytes(size) : Numbers.INVALID;
+            if (bytes == Numbers.INVALID || bytes == Numbers.OUT_OF_RANGE) {
+                byte[] t = String.valueOf(size).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                tally.warn(row, "size " + Numbers.refused(t, 0, t.length, bytes) + "; row ignored");
                 continue;
             }
             rs.getObject(3);
@@ -280,7 +293,6 @@ final class DbScan {
             Object dev = rs.getObject(4);
             int device = dev instanceof Number d ? d.intValue() : -1;
             Tally.OperatorSums sums = tally.operators(device);
-            long bytes = n instanceof Long l ? l : Math.round(n.doubleValue());
             sums.total += bytes;
             sums.count++;
             sums.lastRow = row;

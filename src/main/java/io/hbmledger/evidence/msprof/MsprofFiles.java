@@ -2,6 +2,7 @@ package io.hbmledger.evidence.msprof;
 
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -128,7 +129,7 @@ public final class MsprofFiles {
             Tally t = await(tally);
             List<String> warnings = new ArrayList<>();
             for (String u : layout.unknown()) {
-                warnings.add("line 1 (header): unknown column '" + u + "' ignored");
+                warnings.add("line 1 (header): unknown column " + Quote.of(u) + " ignored");
             }
             String missing = new CsvRowHandler(layout, new Tally(Instants.NONE), dev).missingUnits();
             if (!missing.isEmpty()) {

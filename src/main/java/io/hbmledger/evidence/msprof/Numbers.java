@@ -1,5 +1,6 @@
 package io.hbmledger.evidence.msprof;
 
+import io.hbmledger.evidence.Quote;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,16 @@ final class Numbers {
 
     /** Returned by the parsers when the cell is not a number. */
     static final long INVALID = Long.MIN_VALUE;
+
+    /** Returned by {@link #amount} when the cell is a number too large for a byte count. */
+    static final long OUT_OF_RANGE = Long.MIN_VALUE + 1;
+
+    /**
+     * Longest cell read exactly: 19 digits reach 2^63, the rest leaves room for a sign, a
+     * fraction and an exponent. A longer cell cannot be a byte count, and BigDecimal's parse
+     * is quadratic in the digits (a 2,000,000-digit cell took 89 s), so it is refused unread.
+     */
+    static final int MAX_NUMBER_CHARS = 40;
 
     private static final long[] POW10 = new long[19];
 
@@ -42,7 +53,8 @@ final class Numbers {
      * A decimal amount times {@code unitBytes}, rounded to whole bytes. Surrounding blanks
      * (msprof writes a TAB after timestamps) are ignored.
      *
-     * @return bytes, or {@link #INVALID} when the cell is not a decimal number
+     * @return bytes, {@link #INVALID} when the cell is not a decimal number, or
+     *     {@link #OUT_OF_RANGE} when it is one whose bytes do not fit a long
      */
     static long amount(byte[] b, int from, int to, long unitBytes) {
         while (from < to && isBlank(b[from])) {
@@ -105,12 +117,27 @@ final class Numbers {
     }
 
     private static long slowAmount(byte[] b, int from, int to, long unitBytes) {
+        int exponent = -1;
+        for (int i = from; i < to; i++) {
+            byte c = b[i];
+            if (c == 'e' || c == 'E') {
+                exponent = i;
+            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
+                return INVALID;
+            }
+        }
+        // "1e999999999" is short but would expand to a billion digits in setScale
+        if (to - from > MAX_NUMBER_CHARS || exponent >= 0 && to - exponent > 4) {
+            return OUT_OF_RANGE;
+        }
         try {
             BigDecimal v = new BigDecimal(new String(b, from, to - from, StandardCharsets.ISO_8859_1))
                     .multiply(BigDecimal.valueOf(unitBytes)).setScale(0, RoundingMode.HALF_UP);
             return v.longValueExact();
-        } catch (NumberFormatException | ArithmeticException e) {
+        } catch (NumberFormatException e) {
             return INVALID;
+        } catch (ArithmeticException e) {
+            return OUT_OF_RANGE;
         }
     }
 
@@ -196,6 +223,33 @@ final class Numbers {
 
     private static boolean isBlank(byte c) {
         return c == ' ' || c == '\t' || c == '\r';
+    }
+
+    /**
+     * What a cell that {@link #amount} refused is, for a warning: the cell quoted (cut, see
+     * {@link Quote}) and why, e.g. {@code "'12345...' (2,000,000 bytes) is out of range"}.
+     */
+    static String refused(byte[] b, int from, int to, long result) {
+        while (from < to && isBlank(b[from])) {
+            from++;
+        }
+        while (to > from && isBlank(b[to - 1])) {
+            to--;
+        }
+        String quoted = Quote.of(b, from, to);
+        return result == OUT_OF_RANGE
+                ? quoted + " is out of range (a byte count has at most 19 digits)"
+                : quoted + " is not a number";
+    }
+
+    /** True when the bytes hold a NUL: a zeroed block (killed writer, crashed file system). */
+    static boolean holdsNul(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Cell text without surrounding blanks or quotes, for messages and {@code text} fields. */

@@ -3,6 +3,7 @@ package io.hbmledger.evidence.npusmi;
 import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.smitable.SmiLines.Row;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -186,13 +187,13 @@ public final class NpuSmiInfoParser {
         List<String> id1 = SmiLines.tokens(row1.cells().get(0));
         List<String> id2 = SmiLines.tokens(row2.cells().get(0));
         if (id1.isEmpty() || !INT.matcher(id1.get(0)).matches()) {
-            warnings.add("line " + line1 + ": expected an NPU id at the start of the chip row, found '"
-                    + row1.cells().get(0) + "'; row pair skipped");
+            warnings.add("line " + line1 + ": expected an NPU id at the start of the chip row, found "
+                    + Quote.of(row1.cells().get(0)) + "; row pair skipped");
             return;
         }
         if (id2.isEmpty() || !INT.matcher(id2.get(0)).matches()) {
-            warnings.add("line " + line2 + ": expected a Chip id at the start of the second chip row, found '"
-                    + row2.cells().get(0) + "'; NPU " + id1.get(0) + " skipped");
+            warnings.add("line " + line2 + ": expected a Chip id at the start of the second chip row, found "
+                    + Quote.of(row2.cells().get(0)) + "; NPU " + id1.get(0) + " skipped");
             return;
         }
         String device = "npu:" + id1.get(0) + "/chip:" + id2.get(0);
@@ -255,7 +256,7 @@ public final class NpuSmiInfoParser {
         for (int c = 1; c < cells; c++) {
             if (!row.closed() && c == row.cells().size() - 1) {
                 warnings.add("line " + line + ": row of " + device + " ends without its closing '|' (cut off);"
-                        + " its last column '" + row.cells().get(c) + "' was not read");
+                        + " its last column " + Quote.of(row.cells().get(c)) + " was not read");
                 break;
             }
             List<String> names = SmiLines.tokens(header.cells().get(c));
@@ -278,8 +279,8 @@ public final class NpuSmiInfoParser {
                     result.put(usageNames.get(i).toLowerCase(Locale.ROOT), new Field(line, pairs.get(i)));
                 }
             } else if (usageNames.stream().anyMatch(n -> n.toLowerCase(Locale.ROOT).matches("(hbm|memory)-usage.*"))) {
-                warnings.add("line " + line + ": " + device + ": expected values for '" + header.cells().get(c)
-                        + "', found '" + row.cells().get(c) + "'; these columns were not read");
+                warnings.add("line " + line + ": " + device + ": expected values for " + Quote.of(header.cells().get(c))
+                        + ", found " + Quote.of(row.cells().get(c)) + "; these columns were not read");
             }
         }
         return result;
@@ -288,14 +289,14 @@ public final class NpuSmiInfoParser {
     private void usage(String kind, String headerName, Field f, String device, Integer deviceId) {
         Long unit = unit(headerName);
         if (unit == null) {
-            warnings.add("line " + f.line() + ": " + device + ": column '" + headerName
-                    + "' has a unit this reader does not know (npu-smi writes MB, meaning MiB); not read");
+            warnings.add("line " + f.line() + ": " + device + ": column " + Quote.of(headerName)
+                    + " has a unit this reader does not know (npu-smi writes MB, meaning MiB); not read");
             return;
         }
         String[] parts = f.text().split("/", -1);
         if (parts.length != 2) {
             warnings.add("line " + f.line() + ": " + device + ": expected 'used / total' under " + headerName
-                    + ", found '" + f.text() + "'; not read");
+                    + ", found " + Quote.of(f.text()) + "; not read");
             return;
         }
         Long used = number(f.line(), device, kind + " used", parts[0]);
@@ -319,7 +320,7 @@ public final class NpuSmiInfoParser {
             return Long.valueOf(text);
         }
         if (!isPlaceholder(text)) {
-            warnings.add("line " + line + ": " + device + ": " + what + " '" + text + "' cannot be read as a MiB count; left absent");
+            warnings.add("line " + line + ": " + device + ": " + what + " " + Quote.of(text) + " cannot be read as a MiB count; left absent");
         }
         return null;
     }
@@ -380,8 +381,8 @@ public final class NpuSmiInfoParser {
         }
         List<String> ids = SmiLines.tokens(row.cells().get(0));
         if (ids.size() < 2 || !INT.matcher(ids.get(0)).matches() || !INT.matcher(ids.get(1)).matches()) {
-            warnings.add("line " + line + ": expected 'NPU  Chip' ids at the start of a process row, found '"
-                    + row.cells().get(0) + "'; row skipped");
+            warnings.add("line " + line + ": expected 'NPU  Chip' ids at the start of a process row, found "
+                    + Quote.of(row.cells().get(0)) + "; row skipped");
             return;
         }
         String device = "npu:" + ids.get(0) + "/chip:" + ids.get(1);
@@ -397,8 +398,8 @@ public final class NpuSmiInfoParser {
         String memText = row.cell(memCell);
         Long unit = unit(procHeader.cells().get(memCell));
         if (unit == null) {
-            warnings.add("line " + line + ": process memory column '" + procHeader.cells().get(memCell)
-                    + "' has a unit this reader does not know; not read");
+            warnings.add("line " + line + ": process memory column " + Quote.of(procHeader.cells().get(memCell))
+                    + " has a unit this reader does not know; not read");
             return;
         }
         Long mem = number(line, device, "process memory", memText);
@@ -409,7 +410,7 @@ public final class NpuSmiInfoParser {
         if (pidText != null && PID.matcher(pidText).matches()) {
             o = o.withPid(Long.valueOf(pidText));
         } else {
-            warnings.add("line " + line + ": " + device + ": process id '" + pidText + "' is not a number; pid left absent");
+            warnings.add("line " + line + ": " + device + ": process id " + Quote.of(pidText) + " is not a number; pid left absent");
         }
         String name = nameCell >= 0 ? row.cell(nameCell) : null;
         if (name != null && !name.isBlank()) {

@@ -6,6 +6,7 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.NulLines;
 import io.hbmledger.evidence.Observation;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,6 +28,9 @@ public final class NpuSmiReader implements EvidenceReader {
 
     @Override
     public Optional<String> detect(FileHead head) {
+        if (head.looksBinary()) {
+            return Optional.empty();
+        }
         List<String> lines = cleaned(head.head());
         if (SmiLines.isMostlyTable(lines, NpuSmiInfoParser::isHeader)) {
             return Optional.of(NpuSmiInfoParser.FORMAT);
@@ -42,9 +46,13 @@ public final class NpuSmiReader implements EvidenceReader {
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
         String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
                 "expected npu-smi output, found other content"));
-        List<String> lines = SmiLines.lines(SmiLines.decode(Files.readAllBytes(file)));
+        NulLines nul = new NulLines();
+        List<String> lines = SmiLines.lines(nul.blank(SmiLines.decode(Files.readAllBytes(file))));
         SmiParse parsed = parse(format, lines);
-        return new EvidenceFile(displayPath, format, parsed.observations(), parsed.warnings());
+        List<String> warnings = new ArrayList<>();
+        nul.warning().ifPresent(warnings::add);
+        warnings.addAll(parsed.warnings());
+        return new EvidenceFile(displayPath, format, parsed.observations(), warnings);
     }
 
     /**

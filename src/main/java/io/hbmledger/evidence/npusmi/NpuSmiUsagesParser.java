@@ -3,6 +3,7 @@ package io.hbmledger.evidence.npusmi;
 import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quote;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -72,7 +73,7 @@ public final class NpuSmiUsagesParser {
                     chipCount = null;
                     noDdr = false;
                     if (npu == null) {
-                        warnings.add("line " + line + ": NPU ID '" + value + "' is not a number; values until the next NPU ID have no device");
+                        warnings.add("line " + line + ": NPU ID " + Quote.of(value) + " is not a number; values until the next NPU ID have no device");
                     }
                     continue;
                 }
@@ -120,7 +121,7 @@ public final class NpuSmiUsagesParser {
             boolean isBytes = quantity.endsWith("capacity");
             if (isBytes ? !MIB_COUNT.matcher(value).matches() : !DECIMAL.matcher(value).matches()) {
                 if (!value.equalsIgnoreCase("NA") && !value.equals("-") && !value.equalsIgnoreCase("N/A")) {
-                    warnings.add("line " + line + ": " + m.group(1).strip() + " '" + value + "' is not a number; left absent");
+                    warnings.add("line " + line + ": " + m.group(1).strip() + " " + Quote.of(value) + " is not a number; left absent");
                 }
                 continue;
             }

@@ -3,6 +3,7 @@ package io.hbmledger.evidence.nvidiasmi;
 import de.siegmar.fastcsv.reader.CsvReader;
 import de.siegmar.fastcsv.reader.CsvRecord;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -107,7 +108,7 @@ public final class NvidiaSmiCsvParser {
                     Matcher m = AMOUNT.matcher(value);
                     String unit = m.matches() && m.group(2) != null ? m.group(2) : units.get(c);
                     if (!m.matches() || !"MiB".equals(unit) || m.group(1).length() > 12) {
-                        warnings.add("row " + row + ": " + names.get(c) + " '" + value + "' is not a MiB amount"
+                        warnings.add("row " + row + ": " + names.get(c) + " " + Quote.of(value) + " is not a MiB amount"
                                 + (value.contains("N/A") || value.startsWith("[") ? " (nvidia-smi could not report it)" : "")
                                 + "; left absent");
                         continue;

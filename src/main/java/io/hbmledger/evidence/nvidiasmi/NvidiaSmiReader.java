@@ -4,11 +4,13 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.NulLines;
 import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,6 +26,9 @@ public final class NvidiaSmiReader implements EvidenceReader {
 
     @Override
     public Optional<String> detect(FileHead head) {
+        if (head.looksBinary()) {
+            return Optional.empty();
+        }
         String text = SmiLines.decode(head.head());
         List<String> lines = SmiLines.lines(text).stream().map(SmiLines::clean).toList();
         if (SmiLines.isMostlyTable(lines, NvidiaSmiTableParser::isHeader)) {
@@ -39,10 +44,14 @@ public final class NvidiaSmiReader implements EvidenceReader {
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
         String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
                 "expected nvidia-smi output, found other content"));
-        String text = SmiLines.decode(Files.readAllBytes(file));
+        NulLines nul = new NulLines();
+        String text = nul.blank(SmiLines.decode(Files.readAllBytes(file)));
         SmiParse parsed = NvidiaSmiCsvParser.FORMAT.equals(format)
                 ? NvidiaSmiCsvParser.parse(text)
                 : NvidiaSmiTableParser.parse(text);
-        return new EvidenceFile(displayPath, format, parsed.observations(), parsed.warnings());
+        List<String> warnings = new ArrayList<>();
+        nul.warning().ifPresent(warnings::add);
+        warnings.addAll(parsed.warnings());
+        return new EvidenceFile(displayPath, format, parsed.observations(), warnings);
     }
 }

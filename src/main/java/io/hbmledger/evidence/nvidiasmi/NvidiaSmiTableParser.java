@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.nvidiasmi;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.smitable.SmiLines.Row;
 import io.hbmledger.evidence.smitable.SmiParse;
@@ -182,15 +183,15 @@ public final class NvidiaSmiTableParser {
         String device;
         if (kind == Kind.GPU) {
             if (ids.isEmpty() || !INT.matcher(ids.get(0)).matches()) {
-                warnings.add("line " + line0 + ": expected a GPU index at the start of the row, found '"
-                        + block.get(0).cells().get(0) + "'; block skipped");
+                warnings.add("line " + line0 + ": expected a GPU index at the start of the row, found "
+                        + Quote.of(block.get(0).cells().get(0)) + "; block skipped");
                 return;
             }
             device = "gpu:" + ids.get(0);
         } else {
             if (ids.size() < 4 || !ids.stream().limit(4).allMatch(x -> INT.matcher(x).matches())) {
-                warnings.add("line " + line0 + ": expected 'GPU GI CI MIG-dev' ids at the start of the MIG row, found '"
-                        + block.get(0).cells().get(0) + "'; block skipped");
+                warnings.add("line " + line0 + ": expected 'GPU GI CI MIG-dev' ids at the start of the MIG row, found "
+                        + Quote.of(block.get(0).cells().get(0)) + "; block skipped");
                 return;
             }
             device = "gpu:" + ids.get(0) + "/mig:" + ids.get(3);
@@ -214,8 +215,8 @@ public final class NvidiaSmiTableParser {
         }
         Matcher m = USAGE.matcher(cell);
         if (!m.matches()) {
-            warnings.add("line " + line + ": " + device + ": expected 'usedMiB / totalMiB' under Memory-Usage, found '"
-                    + cell + "'; memory not read");
+            warnings.add("line " + line + ": " + device + ": expected 'usedMiB / totalMiB' under Memory-Usage, found "
+                    + Quote.of(cell) + "; memory not read");
             return;
         }
         emit("fb_used", m.group(1), line, device);
@@ -234,7 +235,7 @@ public final class NvidiaSmiTableParser {
         if (m.matches() && m.group(1).length() <= 12) { // bytes must fit a long
             return Long.valueOf(m.group(1));
         }
-        warnings.add("line " + line + ": " + what + ": '" + text + "' is not a MiB amount"
+        warnings.add("line " + line + ": " + what + ": " + Quote.of(text) + " is not a MiB amount"
                 + (text.contains("N/A") ? " (the driver does not report it)" : "") + "; left absent");
         return null;
     }
@@ -260,7 +261,7 @@ public final class NvidiaSmiTableParser {
         Matcher m = (mig ? PROC_MIG : PROC_PLAIN).matcher(body);
         if (!m.matches()) {
             warnings.add("line " + line + ": expected a process row (GPU, " + (mig ? "GI, CI, " : "")
-                    + "PID, Type, Process name, GPU Memory), found '" + body + "'; not read");
+                    + "PID, Type, Process name, GPU Memory), found " + Quote.of(body) + "; not read");
             return;
         }
         if (mig) {

@@ -53,7 +53,8 @@ public final class LfsPointers {
                 continue;
             }
             Matcher sm = SIZE.matcher(l);
-            if (inPointer && sm.matches()) {
+            // more than 18 digits is not a file size (git-lfs writes an int64); such a pointer is left out
+            if (inPointer && sm.matches() && sm.group(1).length() <= 18) {
                 out.add(new Pointer(name, Long.parseLong(sm.group(1)), i + 1, sm.group(1)));
                 inPointer = false;
                 name = null;

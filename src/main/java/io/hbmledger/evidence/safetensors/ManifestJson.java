@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
@@ -116,7 +117,7 @@ public final class ManifestJson {
         }
         if (root == null || !root.isObject() || !SCHEMA.equals(root.path("schema").asText())) {
             throw new EvidenceException(display, 1, "expected \"schema\": \"" + SCHEMA + "\", found "
-                    + (root != null && root.has("schema") ? root.get("schema") : "none"));
+                    + (root != null && root.has("schema") ? Quote.cut(root.get("schema").toString()) : "none"));
         }
         List<CheckpointManifest.File> files = new ArrayList<>();
         if (root.has("files") && !root.get("files").isArray()) {
@@ -125,7 +126,7 @@ public final class ManifestJson {
         for (JsonNode f : root.path("files")) {
             String fname = f.path("name").asText();
             if (!f.path("tensors").isArray()) {
-                throw new EvidenceException(display, 0, "file \"" + fname + "\": expected a \"tensors\" array, found "
+                throw new EvidenceException(display, 0, "file " + Quote.doubleQuoted(fname) + ": expected a \"tensors\" array, found "
                         + (f.has("tensors") ? f.get("tensors").getNodeType() : "none"));
             }
             List<SafetensorsTensor> tensors = new ArrayList<>();
@@ -135,7 +136,7 @@ public final class ManifestJson {
                     tensors.add(SafetensorsHeader.tensor(display, t.path("name").asText(), t, Long.MAX_VALUE));
                 } catch (EvidenceException e) {
                     String msg = e.getMessage().substring(Math.min(e.getMessage().length(), display.length() + 2));
-                    throw new EvidenceException(display, 0, "file \"" + fname + "\", " + msg);
+                    throw new EvidenceException(display, 0, "file " + Quote.doubleQuoted(fname) + ", " + msg);
                 }
             }
             files.add(new CheckpointManifest.File(fname, f.path("size").asLong(), f.path("header_bytes").asLong(), tensors));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -184,8 +185,8 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         long gaps = 0;
         for (SafetensorsTensor t : byOffset) {
             if (previous != null && t.begin() < cursor && t.bytes() > 0) {
-                throw new EvidenceException(display, 0, "tensors \"" + previous.name() + "\" [" + previous.begin() + ", " + previous.end()
-                        + ") and \"" + t.name() + "\" [" + t.begin() + ", " + t.end() + ") overlap; each tensor needs its own bytes");
+                throw new EvidenceException(display, 0, "tensors " + Quote.doubleQuoted(previous.name()) + " [" + previous.begin() + ", " + previous.end()
+                        + ") and " + Quote.doubleQuoted(t.name()) + " [" + t.begin() + ", " + t.end() + ") overlap; each tensor needs its own bytes");
             }
             if (t.begin() > cursor) {
                 gaps += t.begin() - cursor;
@@ -209,7 +210,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
     }
 
     static SafetensorsTensor tensor(String display, String name, JsonNode v, long dataBytes) throws EvidenceException {
-        String where = "tensor \"" + name + "\": ";
+        String where = "tensor " + Quote.doubleQuoted(name) + ": ";
         if (!v.isObject()) {
             throw new EvidenceException(display, 0, where + "expected an object {dtype, shape, data_offsets}, found " + describe(v));
         }
@@ -218,7 +219,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
             throw new EvidenceException(display, 0, where + "expected a \"dtype\" string, found " + (dt == null ? "none" : describe(dt)));
         }
         SafetensorsDtype dtype = SafetensorsDtype.parse(dt.asText()).orElseThrow(() -> new EvidenceException(display, 0,
-                where + "unknown dtype \"" + dt.asText() + "\"; expected one of " + SafetensorsDtype.names()));
+                where + "unknown dtype " + Quote.doubleQuoted(dt.asText()) + "; expected one of " + SafetensorsDtype.names()));
         JsonNode sh = v.get("shape");
         if (sh == null || !sh.isArray()) {
             throw new EvidenceException(display, 0, where + "expected a \"shape\" array of non-negative integers, found " + (sh == null ? "none" : describe(sh)));
@@ -227,7 +228,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         BigInteger elements = BigInteger.ONE;
         for (JsonNode d : sh) {
             if (!d.isIntegralNumber() || !d.canConvertToLong() || d.asLong() < 0) {
-                throw new EvidenceException(display, 0, where + "shape " + sh + " has " + d + "; expected non-negative integers");
+                throw new EvidenceException(display, 0, where + "shape " + Quote.cut(sh.toString()) + " has " + Quote.cut(d.toString()) + "; expected non-negative integers");
             }
             shape.add(d.asLong());
             elements = elements.multiply(BigInteger.valueOf(d.asLong()));
@@ -235,7 +236,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         JsonNode off = v.get("data_offsets");
         if (off == null || !off.isArray() || off.size() != 2 || !off.get(0).isIntegralNumber() || !off.get(1).isIntegralNumber()
                 || !off.get(0).canConvertToLong() || !off.get(1).canConvertToLong()) {
-            throw new EvidenceException(display, 0, where + "expected \"data_offsets\": [begin, end] (two integers), found " + (off == null ? "none" : off.toString()));
+            throw new EvidenceException(display, 0, where + "expected \"data_offsets\": [begin, end] (two integers), found " + (off == null ? "none" : describe(off)));
         }
         long begin = off.get(0).asLong();
         long end = off.get(1).asLong();
@@ -261,7 +262,6 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
     private static String describe(JsonNode n) {
         String kind = n.isArray() ? "an array" : n.isTextual() ? "a string" : n.isNumber() ? "a number"
                 : n.isBoolean() ? "a boolean" : n.isNull() ? "null" : "an object";
-        String s = n.toString();
-        return kind + " (" + (s.length() > 60 ? s.substring(0, 60) + "..." : s) + ")";
+        return kind + " (" + Quote.cut(n.toString()) + ")";
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.modelconfig.JsonKeyLines;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -27,6 +28,12 @@ public record SafetensorsIndex(Long totalSize, Map<String, String> weightMap, in
 
     public SafetensorsIndex {
         weightMap = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(weightMap));
+    }
+
+    private static EvidenceException outOfRange(String display, Map<String, Integer> lines, String text) {
+        return new EvidenceException(display, lines.getOrDefault("metadata.total_size", 0), "metadata.total_size "
+                + Quote.of(text) + " is out of range (more bytes than a 64-bit count holds); expected the"
+                + " checkpoint's size in bytes: the index is damaged, take a fresh copy");
     }
 
     /** Shard file names in first-seen order. */
@@ -57,8 +64,23 @@ public record SafetensorsIndex(Long totalSize, Map<String, String> weightMap, in
         Map<String, String> map = new LinkedHashMap<>();
         root.get("weight_map").fields().forEachRemaining(e -> map.put(e.getKey(), e.getValue().asText()));
         JsonNode ts = root.path("metadata").path("total_size");
-        Long total = ts.isNumber() && ts.canConvertToLong() ? ts.asLong()
-                : ts.isTextual() && ts.asText().matches("\\d+") ? Long.valueOf(ts.asText()) : null;
+        Long total = null;
+        // checked, not ts.asLong() alone: that wraps an out-of-range number without a word
+        if (ts.isNumber()) {
+            if (!ts.canConvertToLong()) {
+                throw outOfRange(display, lines, ts.asText());
+            }
+            total = ts.asLong();
+        } else if (ts.isTextual() && ts.asText().matches("\\d+")) {
+            try {
+                total = ts.asText().length() > 19 ? null : Long.valueOf(ts.asText());
+            } catch (NumberFormatException e) {
+                total = null;
+            }
+            if (total == null) {
+                throw outOfRange(display, lines, ts.asText());
+            }
+        }
         return new SafetensorsIndex(total, map, lines.getOrDefault("metadata.total_size", 0),
                 lines.getOrDefault("weight_map", 1));
     }

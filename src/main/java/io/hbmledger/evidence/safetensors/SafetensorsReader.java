@@ -112,7 +112,8 @@ public final class SafetensorsReader implements EvidenceReader {
     public static EvidenceFile lfs(String display, String text) throws EvidenceException {
         List<LfsPointers.Pointer> pointers = LfsPointers.parse(text);
         if (pointers.isEmpty()) {
-            throw new EvidenceException(display, 1, "a Git LFS pointer without a \"size <bytes>\" line; expected version, oid and size lines");
+            throw new EvidenceException(display, 1, "a Git LFS pointer without a readable \"size <bytes>\" line;"
+                    + " expected version, oid and size lines, the size in bytes (at most 18 digits)");
         }
         List<Observation> obs = new ArrayList<>();
         long sum = 0;

@@ -1,7 +1,7 @@
 package io.hbmledger.evidence.smitable;
 
+import io.hbmledger.evidence.TextBytes;
 import io.hbmledger.evidence.TextLines;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -51,20 +51,9 @@ public final class SmiLines {
         return cleaned.stream().anyMatch(s -> LOG_LINE.matcher(s).find());
     }
 
-    /**
-     * Decodes file bytes: UTF-16 when a UTF-16 byte order mark starts the file, UTF-8
-     * otherwise (malformed bytes become U+FFFD); a leading BOM is dropped.
-     */
+    /** Decodes file bytes as every text reader does ({@link TextBytes}: UTF-16 after its BOM, else UTF-8). */
     public static String decode(byte[] bytes) {
-        String text;
-        if (bytes.length >= 2 && (bytes[0] & 0xff) == 0xff && (bytes[1] & 0xff) == 0xfe) {
-            text = new String(bytes, 2, bytes.length - 2, StandardCharsets.UTF_16LE);
-        } else if (bytes.length >= 2 && (bytes[0] & 0xff) == 0xfe && (bytes[1] & 0xff) == 0xff) {
-            text = new String(bytes, 2, bytes.length - 2, StandardCharsets.UTF_16BE);
-        } else {
-            text = new String(bytes, StandardCharsets.UTF_8);
-        }
-        return text.startsWith("\uFEFF") ? text.substring(1) : text;
+        return TextBytes.decode(bytes);
     }
 
     /** Lines numbered as the evidence contract numbers them (see {@link TextLines}). */

@@ -29,6 +29,9 @@ final class Amounts {
     private Amounts() {
     }
 
+    /** Longest number read (digits, separators, sign, fraction); a longer one is refused unparsed. */
+    static final int MAX_NUMBER_CHARS = 40;
+
     private static final BigDecimal KIB = BigDecimal.valueOf(1024L);
     private static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024);
     private static final BigDecimal GIB = BigDecimal.valueOf(1024L * 1024 * 1024);
@@ -53,7 +56,8 @@ final class Amounts {
     static Optional<Reading> read(String raw) {
         String text = trimText(raw);
         Matcher m = NUMBER_UNIT.matcher(text);
-        if (!m.matches()) {
+        // no byte count or ratio needs more; BigDecimal's parse is quadratic in the digits
+        if (!m.matches() || m.group("n").length() > MAX_NUMBER_CHARS) {
             return Optional.empty();
         }
         BigDecimal n = new BigDecimal(m.group("n").replace(",", "").replace("+", ""));
@@ -79,14 +83,34 @@ final class Amounts {
                 factor = BigDecimal.ONE;
             }
         }
-        return Optional.of(r.number().multiply(factor).setScale(0, RoundingMode.HALF_UP).longValueExact());
+        return exact(r.number().multiply(factor));
+    }
+
+    /** Whole bytes, or empty when they do not fit a long (an out-of-range figure is unknown). */
+    private static Optional<Long> exact(BigDecimal bytes) {
+        try {
+            return Optional.of(bytes.setScale(0, RoundingMode.HALF_UP).longValueExact());
+        } catch (ArithmeticException e) {
+            return Optional.empty();
+        }
     }
 
     /**
      * Bytes for a number that the emitting code prints without a unit but as bytes, possibly
      * with a fraction (vllm-ascend computes {@code total * utilization - peak} as a float).
      */
-    static long rawBytes(Reading r) {
-        return r.number().setScale(0, RoundingMode.HALF_UP).longValueExact();
+    static Optional<Long> rawBytes(Reading r) {
+        return exact(r.number());
+    }
+
+    /** True when the text holds more digits than a long (19): read as out of range, not as text. */
+    static boolean tooManyDigits(String text) {
+        int digits = 0;
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isDigit(text.charAt(i)) && ++digits > 19) {
+                return true;
+            }
+        }
+        return false;
     }
 }

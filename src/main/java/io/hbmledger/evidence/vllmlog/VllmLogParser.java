@@ -8,7 +8,9 @@ import static io.hbmledger.evidence.vllmlog.PhraseRule.any;
 import static io.hbmledger.evidence.vllmlog.PhraseRule.first;
 import static io.hbmledger.evidence.vllmlog.PhraseRule.scoped;
 
+import io.hbmledger.evidence.NulLines;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
@@ -223,6 +225,10 @@ public final class VllmLogParser {
         Set<String> openTables = new HashSet<>();
         ServerStarts starts = new ServerStarts();
         StringBuilder buf = new StringBuilder(256);
+        // a line holding NUL bytes (a killed writer, a crashed file system) is skipped whole: a
+        // zeroed block can cut a figure in two, so no part of the line is trusted
+        NulLines nulLines = new NulLines();
+        long nuls = 0;
         int lineNo = 0;
         int c;
         boolean pending = false;
@@ -230,7 +236,11 @@ public final class VllmLogParser {
         while (true) {
             c = in.read();
             if (c != '\n' && c >= 0) {
-                buf.append((char) c);
+                if (c == 0) {
+                    nuls++;
+                } else if (nuls == 0) {
+                    buf.append((char) c);
+                }
                 pending = true;
                 continue;
             }
@@ -242,15 +252,21 @@ public final class VllmLogParser {
                 buf.setLength(len - 1);
             }
             lineNo++;
-            String line = buf.toString();
-            debug = debug || isDebugRecord(line);
-            readLine(line, lineNo, openTables, starts, observations, warnings);
+            if (nuls > 0) {
+                nulLines.add(lineNo, nuls);
+                nuls = 0;
+            } else {
+                String line = buf.toString();
+                debug = debug || isDebugRecord(line);
+                readLine(line, lineNo, openTables, starts, observations, warnings);
+            }
             buf.setLength(0);
             pending = false;
             if (c < 0) {
                 break;
             }
         }
+        nulLines.warning().ifPresent(w -> warnings.add(0, w));
         return new Result(observations, warnings, debug);
     }
 
@@ -380,8 +396,10 @@ public final class VllmLogParser {
                 } else if (r.get().unit() != null) {
                     // a build that prints a unit after all: the unit rules apply
                     amount(rule.quantity(), raw, true, seg, lineNo, out, warnings);
+                } else if (Amounts.rawBytes(r.get()).isEmpty()) {
+                    warnings.add(unreadable(lineNo, rule.quantity(), raw));
                 } else {
-                    out.add(context(Observation.bytes(rule.quantity(), Amounts.rawBytes(r.get()), lineNo,
+                    out.add(context(Observation.bytes(rule.quantity(), Amounts.rawBytes(r.get()).get(), lineNo,
                             r.get().text()), seg));
                 }
             }
@@ -394,7 +412,14 @@ public final class VllmLogParser {
                 Observation o = context(Observation.value(rule.quantity(), r.get().number().doubleValue(),
                         lineNo, r.get().text()), seg);
                 if (rule.pattern().pattern().contains("(?<t>")) {
-                    o = o.withTokensPerRequest(Integer.parseInt(m.group("t").replace(",", "")));
+                    String tokens = m.group("t").replace(",", "");
+                    if (tokens.length() > 9) {
+                        warnings.add("line " + lineNo + ": tokens per request " + Quote.of(m.group("t"))
+                                + " is out of range (more than 9 digits); " + rule.quantity()
+                                + " kept without tokens_per_request");
+                    } else {
+                        o = o.withTokensPerRequest(Integer.parseInt(tokens));
+                    }
                 }
                 out.add(o);
             }
@@ -430,9 +455,11 @@ public final class VllmLogParser {
     }
 
     private static String unreadable(int lineNo, String quantity, String raw) {
-        String found = raw == null || raw.isBlank() ? "nothing" : "'" + raw.strip() + "'";
+        String found = raw == null || raw.isBlank() ? "nothing" : Quote.of(raw.strip());
         return "line " + lineNo + ": the " + quantity + " phrase is followed by " + found
-                + ", not a number with a unit this reader knows; " + quantity
-                + " left out (unknown, not 0)";
+                + (raw != null && Amounts.tooManyDigits(raw)
+                        ? ", a number out of range (more digits than a 64-bit count holds)"
+                        : ", not a number with a unit this reader knows")
+                + "; " + quantity + " left out (unknown, not 0)";
     }
 }

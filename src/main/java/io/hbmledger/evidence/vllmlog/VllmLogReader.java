@@ -4,9 +4,12 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.TextBytes;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.InputStream;
+import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +28,8 @@ import java.util.regex.Pattern;
  * phrases, anywhere in the first 64 KiB, so that an excerpt starting mid-way is still
  * recognised. Memory amounts are converted to bytes (see {@link Amounts} for the unit rules),
  * counts, ratios and seconds are values. Parsing is done by {@link VllmLogParser}; this class
- * only streams the file (UTF-8, malformed bytes replaced), so memory does not grow with it.
+ * only streams the file (UTF-8, or UTF-16 after its byte order mark; malformed bytes
+ * replaced), so memory does not grow with it.
  */
 public final class VllmLogReader implements EvidenceReader {
 
@@ -41,12 +45,10 @@ public final class VllmLogReader implements EvidenceReader {
 
     @Override
     public Optional<String> detect(FileHead head) {
-        // Not FileHead.looksBinary(): it counts UTF-8 lead bytes (tqdm's block characters)
-        // as control bytes, since Java bytes are signed. A NUL byte is what rules text out.
-        for (byte b : head.head()) {
-            if (b == 0) {
-                return Optional.empty();
-            }
+        // the same test as every text reader: a log with a few NUL runs (a killed server, a
+        // crashed file system) is still a log, its damaged lines are skipped when parsing
+        if (head.looksBinary()) {
+            return Optional.empty();
         }
         String text = LogSegment.stripColour(head.text());
         if (LogSegment.HEADER.matcher(text).find() || PHRASES.matcher(text).find()) {
@@ -78,9 +80,16 @@ public final class VllmLogReader implements EvidenceReader {
      * @throws IOException when the file cannot be read
      */
     public static VllmLogParser.Result parse(Path file) throws IOException {
+        byte[] bom = new byte[2];
+        Charset charset = StandardCharsets.UTF_8;
+        try (InputStream peek = Files.newInputStream(file)) {
+            if (peek.readNBytes(bom, 0, 2) == 2 && TextBytes.utf16(bom)) {
+                charset = StandardCharsets.UTF_16; // reads the BOM and drops it
+            }
+        }
         // decoder replaces malformed bytes (a log cut mid-character, GBK text) with U+FFFD
         try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
-                StandardCharsets.UTF_8.newDecoder()
+                charset.newDecoder()
                         .onMalformedInput(CodingErrorAction.REPLACE)
                         .onUnmappableCharacter(CodingErrorAction.REPLACE)), 1 << 16)) {
             return VllmLogParser.parse(in);
