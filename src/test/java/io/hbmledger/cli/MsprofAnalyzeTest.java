@@ -44,7 +44,7 @@ class MsprofAnalyzeTest {
     }
 
     @Test
-    void torchNpuCsvExportGivesHcclCannRuntimeAndOtherModules() throws Exception {
+    void torchNpuCsvExportGivesMeasuredHcclCannRuntimeAndOtherModules() throws Exception {
         JsonNode r = analyze(Corpus.file(MODULES).toString(), Corpus.file(RECORD).toString());
         JsonNode hccl = entry(r, "hccl");
         assertThat(hccl.get("confidence").asText()).isEqualTo("measured");
@@ -55,10 +55,10 @@ class MsprofAnalyzeTest {
         assertThat(hccl.get("sources").get(0).get("data_row").asBoolean()).isTrue();
         // no ready instant: each module's maximum, RUNTIME 96714752 + GE 79691776 + ASCENDCL 0
         JsonNode rt = entry(r, "cann_runtime");
-        // two non-zero readings added up: inferred, the sum shown (one reading, like HCCL's, is measured)
-        assertThat(rt.get("confidence").asText()).isEqualTo("inferred");
-        assertThat(rt.get("bytes").asLong()).isEqualTo(96714752L + 79691776L);
+        assertThat(rt.get("confidence").asText()).isEqualTo("measured");
+        // two components of the same msprof sample: still measured, and the sum is shown
         assertThat(rt.get("arithmetic").asText()).startsWith("RUNTIME 96714752 B + GE 79691776 B = 176406528 B");
+        assertThat(rt.get("bytes").asLong()).isEqualTo(96714752L + 79691776L);
         assertThat(rt.get("note").asText()).contains("RUNTIME 92.2 MiB", "GE 76.0 MiB", "maximum over the profiled window");
         assertThat(rt.get("moment").isNull()).isTrue();
         JsonNode other = entry(r, "other_modules");
@@ -79,8 +79,7 @@ class MsprofAnalyzeTest {
         assertThat(rt.get("moment").asText()).isEqualTo("ready");
         assertThat(entry(r, "hccl").get("bytes").asLong()).isEqualTo(423690240L);
         JsonNode cache = entry(r, "allocator_cache");
-        // reserved - allocated of one memory_record row: a difference of two readings, inferred
-        assertThat(cache.get("confidence").asText()).isEqualTo("inferred");
+        assertThat(cache.get("confidence").asText()).isEqualTo("measured");
         assertThat(cache.get("bytes").asLong()).isEqualTo(1522532352L - 1000412672L);
         assertThat(cache.get("sources").get(0).get("line").asInt()).isEqualTo(1003);
         assertThat(checks(r)).contains("msprof_timeline=pass");

@@ -164,7 +164,7 @@ class MsprofPeakTest {
                 "npu_module_mem at the peak: APP 2.93 GiB (+1.46 GiB since ready)");
         JsonNode act = entry(r, "activation_peak_under_load");
         // 51600 - 50000 MiB, as in export A: the spike before ready does not hide the load
-        assertThat(act.get("confidence").asText()).isEqualTo("inferred");
+        assertThat(act.get("confidence").asText()).isEqualTo("measured");
         assertThat(act.get("bytes").asLong()).isEqualTo(1600 * MIB);
         assertThat(act.get("note").asText()).contains("APP +1.46 GiB, CANN runtime +100.0 MiB");
     }

@@ -10,8 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A number worked out from other numbers is {@code inferred} and shows its arithmetic (README's
- * confidence table); only a number read as is from a sample is {@code measured}.
+ * A number that brings in a rate or another source is {@code inferred} and shows its arithmetic
+ * (README's confidence table); readings of one sample of one instrument, added up, stay
+ * {@code measured} and show their sum.
  */
 class DerivedLinesTest {
 
@@ -49,7 +50,7 @@ class DerivedLinesTest {
     }
 
     @Test
-    void severalProcessRowsAddedUpAreInferredOneRowIsMeasured() {
+    void severalProcessRowsOfOneSampleAreMeasuredWithTheirSum() {
         files.add(new EvidenceSet.FileInfo("ready.txt", "npu-smi-info", Moment.READY));
         add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
         add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
@@ -67,7 +68,7 @@ class DerivedLinesTest {
         Entry other = entry(d, Component.OTHER_PROCESSES);
         // 1000 MiB = 1048576000 B, 500 MiB = 524288000 B; sum 1572864000 B = 1.46 GiB
         assertThat(other.bytes()).isEqualTo(1500 * MIB);
-        assertThat(other.confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(other.confidence()).isEqualTo(Confidence.MEASURED);
         assertThat(other.arithmetic()).isEqualTo("pid 200 1048576000 B + pid 300 524288000 B = 1572864000 B (1.46 GiB)");
     }
 

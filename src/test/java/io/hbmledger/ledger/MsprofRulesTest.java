@@ -156,8 +156,7 @@ class MsprofRulesTest {
         Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
         // 51000 - 50000 MiB; the app grew 46600 - 46000 = 600 MiB (under 1 GiB: shown in MiB)
         assertThat(act.bytes()).isEqualTo(1_000 * MIB);
-        // a difference of two readings: inferred, the subtraction shown
-        assertThat(act.confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(act.confidence()).isEqualTo(Confidence.MEASURED);
         assertThat(act.note()).contains("grew 600.0 MiB");
         // used comes from npu_mem Device at ready when npu-smi has no sample
         assertThat(d.used().bytes()).isEqualTo(50_000 * MIB);
@@ -199,9 +198,9 @@ class MsprofRulesTest {
                 "the whole run's maximum came BEFORE ready: 50.78 GiB", "2000 ms before ready", "row 42 \"53248000\"",
                 "1000.0 MiB above the peak under load: a start-up peak");
         Entry act = entry(d, MsprofPeakRule.ACTIVATION_UNDER_LOAD);
-        // 51000 - 50000 MiB, inferred from two readings: no longer unknown because start-up went higher
+        // 51000 - 50000 MiB, measured: no longer unknown because start-up went higher
         assertThat(act.bytes()).isEqualTo(1_000 * MIB);
-        assertThat(act.confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(act.confidence()).isEqualTo(Confidence.MEASURED);
         assertThat(act.arithmetic()).contains("device peak after ready " + 51_000 * MIB + " B", "device at ready " + 50_000 * MIB + " B");
     }
 

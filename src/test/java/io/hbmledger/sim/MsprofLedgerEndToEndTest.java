@@ -119,8 +119,7 @@ class MsprofLedgerEndToEndTest {
         // (VllmHttpApi); the export writes whole KB, so peak - ready is that within 1 KiB
         long act = Math.round(1.26 * (1L << 30)) * 302 / 2048;
         JsonNode underLoad = entry(d, "activation_peak_under_load");
-        // peak - ready: two readings and a subtraction, so inferred
-        assertThat(underLoad.get("confidence").asText()).isEqualTo("inferred");
+        assertThat(underLoad.get("confidence").asText()).isEqualTo("measured");
         assertThat(underLoad.get("bytes").asLong()).isCloseTo(act, within(1024L));
         assertThat(peak.get("bytes").asLong() - used).isEqualTo(underLoad.get("bytes").asLong());
         // npu_mem APP read at the device peak's own sample (same instant): the process grew the same
