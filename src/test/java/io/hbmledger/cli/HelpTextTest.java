@@ -2,7 +2,16 @@ package io.hbmledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.UsageMessageSpec;
 
 /** Help and usage errors read well (fresh-user finding 15). */
 class HelpTextTest {
@@ -39,5 +48,136 @@ class HelpTextTest {
         // the usage error of a verb run alone still names the program and the verb
         CliRun r = CliRun.of("evidence", "--bogus");
         assertThat(r.err()).contains("Try 'hbm-ledger evidence --help'.");
+    }
+
+    /** Every command of the model: the verbs and their sub-verbs (exec start, ...), the top included. */
+    private static List<CommandLine> everyCommand() {
+        List<CommandLine> all = new ArrayList<>();
+        List<CommandLine> todo = new ArrayList<>(List.of(Main.newCommandLine()));
+        while (!todo.isEmpty()) {
+            CommandLine c = todo.remove(0);
+            all.add(c);
+            todo.addAll(c.getSubcommands().values());
+        }
+        return all;
+    }
+
+    /** Each help text of a command as written: header, description, footer, exit codes, options, parameters. */
+    private static List<List<String>> texts(CommandSpec spec) {
+        UsageMessageSpec u = spec.usageMessage();
+        List<List<String>> out = new ArrayList<>(List.of(Arrays.asList(u.header()), Arrays.asList(u.description()),
+                Arrays.asList(u.footer())));
+        u.exitCodeList().values().forEach(v -> out.add(List.of(v)));
+        List<ArgSpec> args = new ArrayList<>(spec.options());
+        args.addAll(spec.positionalParameters());
+        for (ArgSpec a : args) {
+            out.add(Arrays.asList(a.description()));
+        }
+        return out;
+    }
+
+    /** A word with a dot inside: run.json, .safetensors, deployment.model_dir, docs/run.schema.json, e.g */
+    private static final Pattern DOTTED = Pattern.compile("[\\p{L}\\p{N}_/~-]*\\.[\\p{L}\\p{N}_][\\p{L}\\p{N}_.-]*");
+
+    @Test
+    void noWordIsSplitAtADotInAnyHelp() {
+        // The JDK line breaker that picocli wraps with breaks after a dot followed by a letter
+        // ("run.|json"): every dotted word of every text must come out of the help whole.
+        int checked = 0;
+        for (CommandLine c : everyCommand()) {
+            String help = c.getUsageMessage(CommandLine.Help.Ansi.OFF);
+            for (List<String> text : texts(c.getCommandSpec())) {
+                for (String line : text) {
+                    Matcher m = DOTTED.matcher(line);
+                    while (m.find()) {
+                        String word = m.group().replaceAll("[.-]+$", "");
+                        assertThat(help).as("'%s' in the help of '%s'", word, c.getCommandSpec().qualifiedName()).contains(word);
+                        checked++;
+                    }
+                }
+            }
+        }
+        // run.json, .safetensors, deployment.model_dir, config.json, ... (a test that checks nothing cannot fail)
+        assertThat(checked).isGreaterThan(20);
+    }
+
+    @Test
+    void helpTextsAreWrittenAsParagraphsAndFitTheWidth() {
+        // picocli starts every element of a description array on a new line and wraps each one
+        // alone: an element that stops mid-sentence leaves a ragged line break ("else estimated" /
+        // "from config.json"). So an element either ends its sentence, is blank, or is an
+        // indented example line short enough never to be wrapped.
+        for (CommandLine c : everyCommand()) {
+            String name = c.getCommandSpec().qualifiedName();
+            int width = c.getCommandSpec().usageMessage().width();
+            for (List<String> text : texts(c.getCommandSpec())) {
+                for (int i = 0; i + 1 < text.size(); i++) {
+                    String e = text.get(i);
+                    boolean example = e.startsWith(" ");
+                    assertThat(e.isBlank() || example || e.strip().matches("(?s).*[.:!?]"))
+                            .as("'%s' in %s: a help line that does not end its sentence", e, name).isTrue();
+                    if (example) {
+                        assertThat(e.length()).as("example line '%s' in %s", e, name).isLessThanOrEqualTo(width);
+                    }
+                }
+            }
+            for (String line : c.getUsageMessage(CommandLine.Help.Ansi.OFF).split("\\R")) {
+                assertThat(line.length()).as("line of the help of %s: '%s'", name, line).isLessThanOrEqualTo(width);
+            }
+        }
+    }
+
+    @Test
+    void theVerbListAndTheOptionsKeepFileNamesWhole() {
+        // the cases a fresh user met: collect's line in the verb list ("run.<newline>json"), analyze --model-dir;
+        // each verb is listed by a one-sentence header that fits its line
+        String verbs = CliRun.of("--help").out();
+        assertThat(verbs.substring(verbs.indexOf("Commands:"))).doesNotContain("run.\n")
+                .contains("  collect   Collect a vLLM server's memory evidence into a run directory.\n")
+                .contains("  exec      Start, stop and inspect managed serving executions.\n");
+        String analyze = CliRun.of("analyze", "--help").out();
+        assertThat(analyze).contains(".safetensors", "deployment.model_dir").doesNotContain("one .\n");
+    }
+
+    @Test
+    void aDottedWordAtTheWrapColumnStaysWhole() {
+        // Slide dotted words across the wrap column of a description, an option and the verb list:
+        // with picocli's own help some positions split them ("run.|json"); with HelpText none does.
+        // The plain runs show that the test can fail.
+        List<String> words = List.of("run.json", ".safetensors", "deployment.model_dir");
+        int splitPlain = 0;
+        for (int pad = 0; pad < 40; pad++) {
+            String text = "x".repeat(pad) + " a b c d e f g h i j k l m n o p q r s t u v w x y z run.json and one"
+                    + " .safetensors file, then a b c d e f g h i j k l m n o p q r s t u v w x y z deployment.model_dir.";
+            for (boolean fixed : new boolean[] {false, true}) {
+                CommandSpec sub = CommandSpec.create().name("sub");
+                sub.usageMessage().description(text);
+                sub.addOption(CommandLine.Model.OptionSpec.builder("--opt").description(text).build());
+                CommandLine top = new CommandLine(CommandSpec.create().name("top"));
+                top.addSubcommand("sub", new CommandLine(sub));
+                if (fixed) {
+                    top.setHelpFactory(HelpText.FACTORY);
+                }
+                String verbList = top.getUsageMessage(CommandLine.Help.Ansi.OFF);
+                String subHelp = top.getSubcommands().get("sub").getUsageMessage(CommandLine.Help.Ansi.OFF);
+                for (String w : words) {
+                    boolean whole = count(subHelp, w) == 2 && count(verbList, w) == 1;
+                    if (fixed) {
+                        assertThat(whole).as("'%s' at pad %d:%n%s%n%s", w, pad, verbList, subHelp).isTrue();
+                    } else if (!whole) {
+                        splitPlain++;
+                    }
+                }
+            }
+        }
+        assertThat(splitPlain).as("picocli alone splits some of them").isPositive();
+    }
+
+    private static int count(String text, String word) {
+        int n = 0;
+        for (int at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+            n++;
+        }
+        return n;
     }
 }
