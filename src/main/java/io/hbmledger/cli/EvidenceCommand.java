@@ -5,6 +5,7 @@ import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.report.EvidenceJsonWriter;
 import io.hbmledger.report.EvidenceTextWriter;
+import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -20,11 +21,12 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger evidence FILE...}: what was read from each file, before attribution. */
 @Command(name = "evidence", mixinStandardHelpOptions = true,
-        description = {
-            "Print what hbm-ledger reads from each evidence file, before any attribution.",
-            "Formats are recognised by content: npu-smi, nvidia-smi, vLLM/vllm-ascend logs,",
-            "msprof and torch_npu exports (CSV, SQLite), safetensors headers and index files,",
-            "Git LFS pointers, config.json. JSON output follows hbm-ledger/evidence/1."},
+        header = "What hbm-ledger reads from each evidence file, before attribution.",
+        // one string per paragraph: picocli wraps it (see HelpText and HelpTextTest)
+        description = {"Print what hbm-ledger reads from each evidence file, before any attribution.",
+            "Formats are recognised by content: npu-smi, nvidia-smi, vLLM/vllm-ascend logs, msprof and torch_npu exports"
+                + " (CSV, SQLite), safetensors headers and index files, Git LFS pointers, config.json. JSON output follows"
+                + " hbm-ledger/evidence/1."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every file was read", "2:a file was unreadable, empty or of unknown format (the others are still printed)"})
 public final class EvidenceCommand implements Callable<Integer> {
@@ -59,9 +61,9 @@ public final class EvidenceCommand implements Callable<Integer> {
                 results.add(new EvidenceFile(shown, EvidenceFile.UNKNOWN, List.of(), List.of(e.getMessage())));
             } catch (IOException e) {
                 unusable = true;
-                err.println("hbm-ledger: " + shown + ": cannot read: " + e.getMessage());
+                err.println("hbm-ledger: " + shown + ": " + FileProblem.cannotRead(e));
                 results.add(new EvidenceFile(shown, EvidenceFile.UNKNOWN, List.of(),
-                        List.of("cannot read: " + e.getMessage())));
+                        List.of(FileProblem.cannotRead(e))));
             }
         }
         // Render fully before printing, so a failure never leaves half a document on stdout.

@@ -1,6 +1,7 @@
 package io.hbmledger.cli;
 
 import io.hbmledger.run.AtomicFile;
+import io.hbmledger.run.FileProblem;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.modelconfig.ModelConfig;
@@ -30,12 +31,12 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code hbm-ledger weights MODEL_DIR --tp N}: checkpoint bytes per component and per device. */
 @Command(name = "weights", mixinStandardHelpOptions = true,
         header = "Checkpoint weights per component and per device under TP/DP/PP/EP.",
-        description = {
-            "Checkpoint weights per component: total bytes (exact from safetensors headers, else estimated",
-            "from config.json) and the estimated share on one device under vLLM's TP/DP/PP/EP sharding,",
-            "with the rule used. Reads only safetensors headers, never tensor data.",
-            "MODEL_DIR may also be a single .safetensors file, a config.json alone (estimate), or a weights manifest",
-            "(hbm-ledger/weights-manifest/1) saved by --save-manifest."},
+        // one string per paragraph: picocli wraps it (see HelpText and HelpTextTest)
+        description = {"Checkpoint weights per component: total bytes (exact from safetensors headers, else estimated"
+            + " from config.json) and the estimated share on one device under vLLM's TP/DP/PP/EP sharding, with the rule"
+            + " used. Reads only safetensors headers, never tensor data.",
+            "MODEL_DIR may also be a single .safetensors file, a config.json alone (estimate), or a weights manifest"
+            + " (hbm-ledger/weights-manifest/1) saved by --save-manifest."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "2:unusable input (missing, unreadable, binary, not JSON, no weights or config, malformed header) or bad option"})
 public final class WeightsCommand implements Callable<Integer> {
@@ -65,9 +66,9 @@ public final class WeightsCommand implements Callable<Integer> {
     int blockSize;
 
     @Option(names = "--fp8-weights", paramLabel = "stored|bf16", defaultValue = "stored",
-            description = {"how FP8 checkpoint weights are counted: stored (1 B each, as vLLM keeps them on FP8 GPUs; close to a",
-                "W8A8 int8 conversion) or bf16 (converted to 16 bits, block scales dropped: how an FP8 checkpoint",
-                "converted for Ascend, which has no FP8, is served) (default: ${DEFAULT-VALUE})"})
+            description = "how FP8 checkpoint weights are counted: stored (1 B each, as vLLM keeps them on FP8 GPUs; close to a"
+                + " W8A8 int8 conversion) or bf16 (converted to 16 bits, block scales dropped: how an FP8 checkpoint"
+                + " converted for Ascend, which has no FP8, is served) (default: ${DEFAULT-VALUE})")
     String fp8Weights;
 
     @Option(names = "--mtp", description = "MTP speculative decoding on: count the MTP layers the drafter loads")
@@ -126,9 +127,8 @@ public final class WeightsCommand implements Callable<Integer> {
             try {
                 AtomicFile.write(saveManifest, m.toString().getBytes(StandardCharsets.UTF_8));
             } catch (IOException e) {
-                err.println("hbm-ledger: --save-manifest " + saveManifest + ": cannot write ("
-                        + (e instanceof java.nio.file.NoSuchFileException ? "no such directory" : e.getClass().getSimpleName() + " " + e.getMessage())
-                        + "); nothing was written. Name a file in a writable, existing directory");
+                err.println("hbm-ledger: --save-manifest: " + FileProblem.cannotWrite(saveManifest, e)
+                        + "; nothing was written (no manifest, no table). Name a file in an existing directory you may write to");
                 err.flush();
                 return Main.EXIT_BAD_INPUT;
             }

@@ -16,6 +16,15 @@ public final class AtomicFiles {
 
     /** Writes {@code bytes} to a temporary file beside {@code target}, forces it to disk, then renames it over {@code target}. */
     public static void write(Path target, byte[] bytes) throws IOException {
+        try {
+            replace(target, bytes);
+        } catch (IOException e) {
+            // name the file the caller meant, not the temporary one, and say why
+            throw io.hbmledger.run.FileProblem.about(target, e);
+        }
+    }
+
+    private static void replace(Path target, byte[] bytes) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Files.createDirectories(dir);
         Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");

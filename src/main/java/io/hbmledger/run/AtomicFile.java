@@ -3,7 +3,6 @@ package io.hbmledger.run;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,12 +22,20 @@ public final class AtomicFile {
     }
 
     /**
-     * @throws AtomicMoveNotSupportedException when the file system cannot rename atomically;
-     *     the target is then left as it was
-     * @throws IOException on any write failure; the target is left as it was and the temporary
-     *     file is removed
+     * @throws java.nio.file.FileSystemException on any write failure (including a file system
+     *     that cannot rename atomically), naming {@code target}, never the temporary file, with
+     *     the reason ({@link FileProblem#reason}); the target is left as it was and the
+     *     temporary file is removed
      */
     public static void write(Path target, byte[] content) throws IOException {
+        try {
+            replace(target, content);
+        } catch (IOException e) {
+            throw FileProblem.about(target, e);
+        }
+    }
+
+    private static void replace(Path target, byte[] content) throws IOException {
         Path abs = target.toAbsolutePath();
         Path dir = abs.getParent();
         Path tmp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".tmp");
