@@ -1,5 +1,6 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.collect.ArgumentException;
 import io.hbmledger.collect.CollectException;
 import io.hbmledger.collect.CollectSettings;
 import io.hbmledger.collect.Collector;
@@ -30,13 +31,15 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger collect}: take the evidence of one serving execution into a run directory. */
 @Command(name = "collect", mixinStandardHelpOptions = true,
+        // picocli lists a verb by its header: one sentence that fits the verb list
+        header = "Collect a vLLM server's memory evidence into a run directory.",
+        // one string per paragraph: picocli wraps it (see HelpText and HelpTextTest)
         description = {
-            "Collect memory evidence of a vLLM server into a run directory: run.json",
-            "plus the raw files, for 'hbm-ledger analyze RUN_DIR'.",
-            "Standalone: preflight, idle baseline, start under msprof (vLLM log level",
-            "DEBUG), ready samples, a load with npu-smi sampled throughout, after samples,",
-            "stop, msprof export, copy of the execution's runtime directory, config.json",
-            "and safetensors headers.",
+            "Collect memory evidence of a vLLM server into a run directory: run.json plus the raw files, for"
+                + " 'hbm-ledger analyze RUN_DIR'.",
+            "Standalone: preflight, idle baseline, start under msprof (vLLM log level DEBUG), ready samples, a load with"
+                + " npu-smi sampled throughout, after samples, stop, msprof export, copy of the execution's runtime"
+                + " directory, config.json and safetensors headers.",
             "",
             "  hbm-ledger collect --out runs/q --devices 0,1 -- \\",
             "      vllm serve /models/Qwen2.5-7B -tp 2 --port 8000",
@@ -127,7 +130,15 @@ public final class CollectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintStream log = System.err;
-        ExecutionStore store = ExecutionStore.resolve(stateDir, System.getenv());
+        ExecutionStore store;
+        try {
+            store = ExecutionStore.resolve(stateDir, System.getenv());
+            store.prepare();
+            checkNumbers();
+        } catch (CollectException e) {
+            log.println("hbm-ledger collect: " + e.getMessage());
+            return Main.EXIT_BAD_INPUT;
+        }
         try (Host host = openHost()) {
             String runtimeRoot = runtimeRoot(host, store);
             Executions executions = new Executions(host, store, runtimeRoot);
@@ -135,7 +146,9 @@ public final class CollectCommand implements Callable<Integer> {
             AtomicBoolean finished = new AtomicBoolean();
             Thread hook = new Thread(() -> {
                 if (!finished.get()) {
-                    collector.interrupt("SIGINT or SIGTERM");
+                    Collector.Interrupted left = collector.interrupt("SIGINT or SIGTERM");
+                    log.println(interrupted(left));
+                    log.flush();
                 }
             }, "hbm-ledger-collect-interrupt");
             Runtime.getRuntime().addShutdownHook(hook);
@@ -147,7 +160,7 @@ public final class CollectCommand implements Callable<Integer> {
                     outcome = collector.attach(runDir(), mode.attach);
                 } else {
                     if (command.isEmpty()) {
-                        throw new CollectException("no serving command; expected e.g. 'hbm-ledger collect --out runs/x -- vllm serve /models/NAME',"
+                        throw new ArgumentException("no serving command; expected e.g. 'hbm-ledger collect --out runs/x -- vllm serve /models/NAME',"
                                 + " or --attach EXECUTION_ID, or --resume RUN_DIR");
                     }
                     ExecutionSpec es = ExecutionSpec.fromCommand(command, port, ExecCommand.parseDevices(devices), env,
@@ -170,6 +183,109 @@ public final class CollectCommand implements Callable<Integer> {
             log.println("hbm-ledger collect: " + e.getMessage());
             return Main.EXIT_BAD_INPUT;
         }
+    }
+
+    /**
+     * What to tell the user after Ctrl-C / SIGTERM: the phase, what the run directory keeps, what
+     * became of the execution, and the exact command that goes on from there (docs/readme-collect.md,
+     * "Attach and resume").
+     */
+    String interrupted(Collector.Interrupted r) {
+        StringBuilder b = new StringBuilder("hbm-ledger collect: interrupted during phase " + r.phase() + ".");
+        if (r.runDir() == null) {
+            return b.append(" Nothing was kept: no run directory was made.").toString();
+        }
+        int files = r.evidence().values().stream().mapToInt(Integer::intValue).sum();
+        String kept = files == 0 ? "no evidence file yet" : files + (files == 1 ? " evidence file (" : " evidence files (")
+                + r.evidence().entrySet().stream().map(e -> e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining(", "))
+                + ")";
+        b.append(System.lineSeparator()).append("  kept: ").append(r.runDir().resolve("run.json"))
+                .append(" (status failed, phase ").append(r.phase()).append(") with ").append(kept);
+        List<String> resume = new java.util.ArrayList<>(List.of("hbm-ledger", "collect", "--resume", r.runDir().toString()));
+        if (r.executionId() != null) {
+            resume.addAll(List.of("--execution", r.executionId()));
+        }
+        if (stateDir != null) {
+            resume.addAll(List.of("--state-dir", stateDir.toString()));
+        }
+        if (sshTarget != null) {
+            resume.addAll(List.of("--host", sshTarget));
+            if (identity != null) {
+                resume.addAll(List.of("--identity", identity.toString()));
+            }
+            if (knownHosts != null) {
+                resume.addAll(List.of("--known-hosts", knownHosts.toString()));
+            }
+            if (remoteStateDir != null) {
+                resume.addAll(List.of("--remote-state-dir", remoteStateDir));
+            }
+            remoteEnv.forEach((k, v) -> resume.addAll(List.of("--remote-env", k + "=" + v)));
+        }
+        String resumeCommand = resume.stream().map(CollectCommand::shellWord).collect(java.util.stream.Collectors.joining(" "));
+        String nl = System.lineSeparator() + "  ";
+        if (r.executionId() == null) {
+            // resume needs the execution's runtime directory: there is none before the start phase
+            return b.append(nl).append("no server was started, so there is nothing to resume; run the same command again with a new --out")
+                    .append(" (or remove ").append(r.runDir()).append(" first)").toString();
+        }
+        if (r.stoppedHere()) {
+            b.append(nl).append("execution ").append(r.executionId()).append(", started by this run, was stopped: ").append(r.stopDetail());
+        } else if ("attach".equals(r.mode())) {
+            b.append(nl).append("execution ").append(r.executionId()).append(" is left running (attach never stops it)");
+            b.append(nl).append("to continue, stop it: hbm-ledger exec stop ").append(r.executionId())
+                    .append(stateDir != null ? " --state-dir " + shellWord(stateDir.toString()) : "");
+            return b.append(nl).append("then: ").append(resumeCommand)
+                    .append(nl).append("(resume exports msprof, copies the server log and saves the model files into the same run)").toString();
+        }
+        if (!r.stoppedHere()) {
+            b.append(nl).append("execution ").append(r.executionId()).append(" had already stopped");
+        }
+        return b.append(nl).append("to continue: ").append(resumeCommand)
+                .append(nl).append("(resume exports msprof, copies the server log and saves the model files into the same run;"
+                        + " samples this run did not take stay missing, and run.json says so)").toString();
+    }
+
+    /** An argument as typed into a shell: as it is when nothing in it is special, else single-quoted. */
+    static String shellWord(String arg) {
+        return arg.matches("[A-Za-z0-9_./:=@,+%-]+") ? arg : io.hbmledger.collect.ShellQuote.quote(arg);
+    }
+
+    /** Counts and durations that cannot work (no request, a zero wait) are refused before anything runs. */
+    private void checkNumbers() {
+        Map<String, Double> atLeastOne = new LinkedHashMap<>();
+        atLeastOne.put("--msprof-freq", (double) msprofHz);
+        atLeastOne.put("--requests", (double) requests);
+        atLeastOne.put("--concurrency", (double) concurrency);
+        atLeastOne.put("--input-tokens", (double) inputTokens);
+        atLeastOne.put("--output-tokens", (double) outputTokens);
+        atLeastOne.forEach((name, v) -> {
+            if (v < 1) {
+                throw new ArgumentException(name + " " + v.longValue() + ": expected a whole number >= 1");
+            }
+        });
+        Map<String, Integer> atLeastZero = new LinkedHashMap<>();
+        atLeastZero.put("--baseline-samples", baselineSamples);
+        atLeastZero.put("--ready-samples", readySamples);
+        atLeastZero.put("--after-samples", afterSamples);
+        atLeastZero.forEach((name, v) -> {
+            if (v < 0) {
+                throw new ArgumentException(name + " " + v + ": expected a number of samples >= 0");
+            }
+        });
+        Map<String, Double> positive = new LinkedHashMap<>();
+        positive.put("--sample-interval", sampleInterval);
+        positive.put("--load-interval", loadInterval);
+        positive.put("--stream-idle-timeout", idleTimeout);
+        positive.put("--load-timeout", loadTimeout);
+        positive.put("--npu-smi-timeout", npuSmiTimeout);
+        positive.put("--ready-timeout", readyTimeout);
+        positive.put("--export-timeout", exportTimeout);
+        positive.put("--stop-timeout", stopTimeout);
+        positive.forEach((name, v) -> {
+            if (!(v > 0) || v.isInfinite()) {
+                throw new ArgumentException(name + " " + v + ": expected a number of seconds > 0, e.g. " + name + " 2");
+            }
+        });
     }
 
     private Path runDir() {
@@ -208,7 +324,7 @@ public final class CollectCommand implements Callable<Integer> {
         if (apiKeyEnv != null) {
             key = System.getenv(apiKeyEnv);
             if (key == null) {
-                throw new CollectException("--api-key-env " + apiKeyEnv + ": that environment variable is not set");
+                throw new ArgumentException("--api-key-env " + apiKeyEnv + ": that environment variable is not set");
             }
         } else {
             for (int i = 0; i + 1 < command.size(); i++) {
@@ -223,7 +339,7 @@ public final class CollectCommand implements Callable<Integer> {
             }
         }
         if (!api.equals("completions") && !api.equals("chat")) {
-            throw new CollectException("--api expects completions or chat, found '" + api + "'");
+            throw new ArgumentException("--api expects completions or chat, found '" + api + "'");
         }
         Duration stop = ExecCommand.seconds(stopTimeout);
         return new CollectSettings(baselineSamples, readySamples, afterSamples, ExecCommand.seconds(sampleInterval),

@@ -1,5 +1,6 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.collect.ArgumentException;
 import io.hbmledger.collect.CollectException;
 import io.hbmledger.collect.ExecutionRecord;
 import io.hbmledger.collect.ExecutionSpec;
@@ -26,6 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger exec start|stop|status|list|logs}: managed serving executions on this host. */
 @Command(name = "exec", mixinStandardHelpOptions = true,
+        header = "Start, stop and inspect managed serving executions.",
         description = "Managed serving executions: start a serving command (normally 'vllm serve ...') with an id,"
             + " its own runtime directory and process group; stop it (SIGINT, SIGTERM, SIGKILL to the group);"
             + " show its status, list executions, show its log.",
@@ -48,7 +50,7 @@ public final class ExecCommand implements Runnable {
         Path stateDir;
 
         ExecutionStore store() {
-            return ExecutionStore.resolve(stateDir, System.getenv());
+            return ExecutionStore.resolve(stateDir, System.getenv()).requireDirectory();
         }
 
         Executions executions() {
@@ -63,11 +65,19 @@ public final class ExecCommand implements Runnable {
         }
         List<Integer> out = new ArrayList<>();
         for (String d : devices.split(",")) {
+            int id;
             try {
-                out.add(Integer.parseInt(d.strip()));
+                id = Integer.parseInt(d.strip());
             } catch (NumberFormatException e) {
-                throw new CollectException("--devices expects device ids separated by commas, like 0,1,2,3; found '" + devices + "'");
+                throw new ArgumentException("--devices expects device ids separated by commas, like 0,1,2,3; found '" + devices + "'");
             }
+            if (id < 0) {
+                throw new ArgumentException("--devices " + devices + ": expected device ids >= 0 (as in ASCEND_RT_VISIBLE_DEVICES), found " + id);
+            }
+            if (out.contains(id)) {
+                throw new ArgumentException("--devices " + devices + ": device " + id + " is listed twice; give each rank's own device, in rank order");
+            }
+            out.add(id);
         }
         return out;
     }
@@ -122,6 +132,9 @@ public final class ExecCommand implements Runnable {
                 serverEnv.putIfAbsent("VLLM_LOGGING_LEVEL", "DEBUG");
                 ExecutionSpec es = ExecutionSpec.fromCommand(command, port, parseDevices(devices), serverEnv, msprofHz,
                         Path.of("").toAbsolutePath().toString());
+                // an --api-key-env naming an unset variable is a bad argument: refused before anything starts
+                String key = noWait ? null : apiKey(es);
+                ex.store().prepare();
                 String execId = id != null ? id : ex.store().newId();
                 if (ex.store().find(execId).isPresent()) {
                     err.println("hbm-ledger exec start: execution " + execId + " already exists in " + ex.store().root());
@@ -133,7 +146,6 @@ public final class ExecCommand implements Runnable {
                 if (noWait) {
                     return 0;
                 }
-                String key = apiKey(es);
                 try {
                     ex.awaitReady(rec, new ServerClient(ex.host().reach(rec.port()), key), seconds(readyTimeout),
                             "give it to the probe with --api-key-env VAR (or in the command as --api-key)");
@@ -145,9 +157,13 @@ public final class ExecCommand implements Runnable {
                 }
                 err.println("execution " + rec.id() + " is ready on port " + rec.port() + " (process group " + rec.pgid() + ")");
                 return 0;
-            } catch (CollectException | IllegalArgumentException e) {
+            } catch (ArgumentException | IllegalArgumentException e) {
                 err.println("hbm-ledger exec start: " + e.getMessage());
-                return e instanceof IllegalArgumentException ? Main.EXIT_BAD_INPUT : 1;
+                return Main.EXIT_BAD_INPUT;
+            } catch (CollectException e) {
+                // the command was fine; starting it failed
+                err.println("hbm-ledger exec start: " + e.getMessage());
+                return 1;
             }
         }
 
@@ -156,7 +172,7 @@ public final class ExecCommand implements Runnable {
             if (apiKeyEnv != null) {
                 String v = System.getenv(apiKeyEnv);
                 if (v == null) {
-                    throw new CollectException("--api-key-env " + apiKeyEnv + " names a variable that is not set");
+                    throw new ArgumentException("--api-key-env " + apiKeyEnv + " names a variable that is not set");
                 }
                 return v;
             }

@@ -2,6 +2,7 @@ package io.hbmledger.collect;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hbmledger.evidence.vllmlog.VllmLogReader;
+import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -129,7 +130,8 @@ public final class Collector {
         } catch (Refusal r) {
             return fail(r.getMessage(), Outcome.REFUSED);
         } catch (RuntimeException | IOException e) {
-            return fail(e.getMessage(), Outcome.FAILED);
+            // a file-system failure says why (permission denied, no space left), not only which file
+            return fail(e instanceof IOException ioe ? FileProblem.describe(ioe) : e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
         }
@@ -183,7 +185,8 @@ public final class Collector {
         } catch (Refusal r) {
             return fail(r.getMessage(), Outcome.REFUSED);
         } catch (RuntimeException | IOException e) {
-            return fail(e.getMessage(), Outcome.FAILED);
+            // a file-system failure says why (permission denied, no space left), not only which file
+            return fail(e instanceof IOException ioe ? FileProblem.describe(ioe) : e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
         }
@@ -234,7 +237,8 @@ public final class Collector {
             }
             return finish();
         } catch (RuntimeException | IOException e) {
-            return fail(e.getMessage(), Outcome.FAILED);
+            // a file-system failure says why (permission denied, no space left), not only which file
+            return fail(e instanceof IOException ioe ? FileProblem.describe(ioe) : e.getMessage(), Outcome.FAILED);
         } finally {
             cleanup();
         }
@@ -252,10 +256,27 @@ public final class Collector {
     // ---------------------------------------------------------------- interrupt
 
     /**
+     * What an interrupt left behind, for the message that tells the user how to go on.
+     *
+     * @param phase the phase the run was in
+     * @param runDir the run directory, null when none was made
+     * @param mode standalone, attach or resume
+     * @param executionId the execution measured, null when none was started yet
+     * @param stoppedHere true when this run stopped the execution it had started
+     * @param stopDetail how that stop went, null when nothing was stopped
+     * @param evidence the evidence entries run.json keeps, by moment ("msprof" for exports)
+     */
+    public record Interrupted(String phase, Path runDir, String mode, String executionId, boolean stoppedHere,
+                              String stopDetail, Map<String, Integer> evidence) {
+    }
+
+    /**
      * Called from the Ctrl-C / SIGTERM hook: records the phase reached, stops what this run started
      * (never an attached execution), and seals run.json.
+     *
+     * @return what is left, for the user's next step
      */
-    public void interrupt(String why) {
+    public Interrupted interrupt(String why) {
         ExecutionRecord mine;
         String reached;
         synchronized (this) {
@@ -263,6 +284,7 @@ public final class Collector {
             mine = ours;
             reached = phase;
         }
+        String stopDetail = null;
         Workload running = load;
         if (running != null) {
             running.cancel();
@@ -279,6 +301,7 @@ public final class Collector {
                 Executions.StopReport r = executions.stop(mine,
                         new Executions.StopTimeouts(min(t.afterInt(), Duration.ofSeconds(10)), min(t.afterTerm(), Duration.ofSeconds(5)),
                                 t.afterKill(), Duration.ZERO), null);
+                stopDetail = r.detail();
                 if (journal != null) {
                     journal.moment("stop", RunJournal.now());
                     journal.deploymentExtra("stop", Map.of("detail", r.detail()));
@@ -297,6 +320,16 @@ public final class Collector {
                 out.println("hbm-ledger: while closing " + host.name() + ": " + e.getMessage());
             }
         }
+        RunJournal j = journal();
+        Map<String, Integer> kept = new LinkedHashMap<>();
+        if (j != null) {
+            for (io.hbmledger.run.RunManifest.EvidenceEntry e : j.manifest().evidence()) {
+                kept.merge(e.moment() == null ? "msprof" : e.moment(), 1, Integer::sum);
+            }
+        }
+        ExecutionRecord measured = execution;
+        return new Interrupted(reached, j == null ? null : j.runDir(), j == null ? null : j.manifest().mode(),
+                measured == null ? null : measured.id(), mine != null && stopDetail != null, stopDetail, kept);
     }
 
     // ---------------------------------------------------------------- phases
@@ -641,15 +674,19 @@ public final class Collector {
 
     private void describe(ExecutionSpec spec) {
         String model = spec.model() == null ? null : redactor.text(spec.model());
+        // pp too: analyze counts TP x DP x PP ranks against the devices
+        Integer pp = spec.pp() > 1 ? spec.pp() : null;
         journal.deployment(d -> new io.hbmledger.run.RunManifest.Deployment(model, d.modelDir(), "ascend", spec.tp(), spec.dp(),
-                d.pp(), spec.ep(), spec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
+                pp, spec.ep(), spec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
         journal.deploymentExtra("port", spec.port());
         journal.deploymentExtra("host", host.name());
     }
 
     private void describe(ExecutionRecord rec) {
+        int size = ExecutionSpec.pipelineSize(rec.command());
+        Integer pp = size > 1 ? size : null;
         journal.deployment(d -> new io.hbmledger.run.RunManifest.Deployment(rec.model(), d.modelDir(), "ascend", rec.tp(), rec.dp(),
-                d.pp(), rec.ep(), rec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
+                pp, rec.ep(), rec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
         journal.deploymentExtra("port", rec.port());
         journal.deploymentExtra("host", rec.host());
         journal.deploymentExtra("command_recorded", String.join(" ", rec.command()));

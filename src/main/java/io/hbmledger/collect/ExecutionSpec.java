@@ -31,7 +31,7 @@ public record ExecutionSpec(List<String> command, int port, String model, int tp
     public static ExecutionSpec fromCommand(List<String> command, Integer portOverride, List<Integer> devices,
                                             Map<String, String> env, Integer msprofHz, String workDir) {
         if (command.isEmpty()) {
-            throw new CollectException("no serving command given; expected e.g. '-- vllm serve /models/NAME --port 8000'");
+            throw new ArgumentException("no serving command given; expected e.g. '-- vllm serve /models/NAME --port 8000'");
         }
         Integer port = intOption(command, "--port", null);
         String model = stringOption(command, "--model", null);
@@ -44,14 +44,21 @@ public record ExecutionSpec(List<String> command, int port, String model, int tp
         boolean ep = command.contains("--enable-expert-parallel");
         int p = portOverride != null ? portOverride : port != null ? port : DEFAULT_PORT;
         if (port != null && portOverride != null && !port.equals(portOverride)) {
-            throw new CollectException("--port " + portOverride + " given to hbm-ledger but the command says --port " + port
+            throw new ArgumentException("--port " + portOverride + " given to hbm-ledger but the command says --port " + port
                     + "; give one of them");
         }
+        if (p < 1 || p > 65535) {
+            throw new ArgumentException("port " + p + ": expected a TCP port, 1 to 65535");
+        }
+        if (tp < 1 || dp < 1) {
+            throw new ArgumentException("the command's tensor- and data-parallel sizes must be >= 1, found TP " + tp + ", DP " + dp);
+        }
+        int pp = pipelineSize(command);
         // vLLM runs tp x pp workers per data-parallel rank, and --data-parallel-size-local of those
         // ranks on this node (vllm/engine/arg_utils.py: world_size = pipeline x tensor parallel size)
-        int pp = intOption(command, "--pipeline-parallel-size", intOption(command, "-pp", 1));
         int dpLocal = intOption(command, "--data-parallel-size-local", intOption(command, "-dpl", dp));
         int needed = tp * pp * dpLocal;
+        String sizes = "TP " + tp + (pp > 1 ? " x PP " + pp : "") + (dpLocal > 1 ? " x DP " + dpLocal : "");
         List<Integer> devs = devices;
         if (devs == null || devs.isEmpty()) {
             devs = new ArrayList<>();
@@ -59,12 +66,33 @@ public record ExecutionSpec(List<String> command, int port, String model, int tp
                 devs.add(i);
             }
         } else if (devs.size() < needed) {
-            throw new IllegalArgumentException("the command needs " + needed + " devices (TP " + tp
-                    + (pp > 1 ? " x PP " + pp : "") + (dpLocal > 1 ? " x DP " + dpLocal : "") + ") but --devices gives "
+            throw new ArgumentException("the command needs " + needed + " devices (" + sizes + ") but --devices gives "
                     + devs.size() + " (" + devs + "); give " + needed + " device ids or lower the parallel sizes");
+        } else if (devs.size() > needed) {
+            // vLLM's workers take the first `needed` visible devices; the rest would be locked and
+            // sampled for nothing, and the run would name devices no rank ran on
+            throw new ArgumentException("the command uses " + needed + (needed == 1 ? " device (" : " devices (") + sizes + ") but --devices gives "
+                    + devs.size() + " (" + devs + "); vLLM would leave " + devs.subList(needed, devs.size())
+                    + " idle. Give exactly " + needed + (needed == 1 ? " device id" : " device ids") + ", e.g. --devices "
+                    + String.join(",", devs.subList(0, needed).stream().map(String::valueOf).toList())
+                    + ", or raise the parallel sizes");
         }
         return new ExecutionSpec(List.copyOf(command), p, model, tp, dp, ep, List.copyOf(devs), Map.copyOf(env),
                 msprofHz, workDir);
+    }
+
+    /** Pipeline-parallel size of a vLLM command line (--pipeline-parallel-size / -pp), 1 when not given. */
+    public static int pipelineSize(List<String> command) {
+        int pp = intOption(command, "--pipeline-parallel-size", intOption(command, "-pp", 1));
+        if (pp < 1) {
+            throw new ArgumentException("--pipeline-parallel-size " + pp + ": expected a whole number >= 1");
+        }
+        return pp;
+    }
+
+    /** Pipeline-parallel size of this command, 1 when not given. */
+    public int pp() {
+        return pipelineSize(command);
     }
 
     /** The command with --port added when the user gave it to hbm-ledger only. */
@@ -104,7 +132,7 @@ public record ExecutionSpec(List<String> command, int port, String model, int tp
         try {
             return Integer.parseInt(v);
         } catch (NumberFormatException e) {
-            throw new CollectException(name + " expects a whole number, found '" + v + "'");
+            throw new ArgumentException(name + " expects a whole number, found '" + v + "'");
         }
     }
 }

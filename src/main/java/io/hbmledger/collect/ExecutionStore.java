@@ -1,5 +1,6 @@
 package io.hbmledger.collect;
 
+import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,25 +23,67 @@ public final class ExecutionStore {
 
     private static final SecureRandom RANDOM = new SecureRandom();
     private final Path root;
+    /** Where the path came from, for messages: --state-dir, HBM_LEDGER_STATE or the default. */
+    private final String origin;
 
     public ExecutionStore(Path root) {
+        this(root, "the state directory");
+    }
+
+    private ExecutionStore(Path root, String origin) {
         this.root = root.toAbsolutePath().normalize();
+        this.origin = origin;
     }
 
     /** The state directory chosen by option, then environment, then the default under the home directory. */
     public static ExecutionStore resolve(Path option, Map<String, String> env) {
         if (option != null) {
-            return new ExecutionStore(option);
+            return new ExecutionStore(option, "--state-dir");
         }
         String fromEnv = env.get("HBM_LEDGER_STATE");
         if (fromEnv != null && !fromEnv.isBlank()) {
-            return new ExecutionStore(Path.of(fromEnv));
+            return new ExecutionStore(Path.of(fromEnv), "HBM_LEDGER_STATE");
         }
-        return new ExecutionStore(Path.of(System.getProperty("user.home"), ".hbm-ledger", "executions"));
+        return new ExecutionStore(Path.of(System.getProperty("user.home"), ".hbm-ledger", "executions"),
+                "the default state directory");
     }
 
     public Path root() {
         return root;
+    }
+
+    /**
+     * Refuses a state directory that exists but is not a directory: every verb would otherwise fail
+     * later with a bare "Not a directory" or list nothing.
+     *
+     * @throws ArgumentException naming the path, where it came from and what to do
+     */
+    public ExecutionStore requireDirectory() {
+        if ((Files.exists(root) || Files.isSymbolicLink(root)) && !Files.isDirectory(root)) {
+            throw new ArgumentException(origin + " " + root + ": expected the directory of execution records, found "
+                    + FileProblem.found(root) + "; pass --state-dir DIR naming a directory (or one that does not exist yet)"
+                    + ("HBM_LEDGER_STATE".equals(origin) ? ", or unset HBM_LEDGER_STATE" : ""));
+        }
+        return this;
+    }
+
+    /**
+     * Makes the state directory ready for new records before anything starts: creates it when missing.
+     *
+     * @throws ArgumentException when it is not a directory or cannot be created or written
+     */
+    public void prepare() {
+        requireDirectory();
+        try {
+            Files.createDirectories(root);
+        } catch (IOException e) {
+            throw new ArgumentException(origin + " " + root + ": " + FileProblem.cannotWrite(root, e)
+                    + "; pass --state-dir DIR naming a directory you may write to", e);
+        }
+        if (!Files.isWritable(root)) {
+            throw new ArgumentException(origin + " " + root + ": this user may not write to it; pass --state-dir DIR"
+                    + " naming a directory you may write to");
+        }
     }
 
     /** A new, unused execution id: exec-YYYYMMDD-HHMMSS-xxxx. */

@@ -1,5 +1,6 @@
 package io.hbmledger.collect;
 
+import io.hbmledger.run.FileProblem;
 import io.hbmledger.run.RunDirectory;
 import io.hbmledger.run.RunFileException;
 import io.hbmledger.run.RunManifest;
@@ -33,23 +34,18 @@ public final class RunJournal {
     private RunManifest m;
     private boolean sealed;
 
-    private boolean createdDir;
+    /** The directories {@link #create} made, the run directory last: a refusal removes them again. */
+    private List<Path> createdDirs = List.of();
 
     /**
      * Undoes {@link #create} for a run refused before it took anything: removes run.json, and the
-     * directory when create made it and nothing else is in it, so that the same --out can be used again.
-     * Later saves are ignored.
+     * directories create made (the run directory and any missing parents) when nothing else is in
+     * them, so that the same --out can be used again. Later saves are ignored.
      */
     public synchronized void discard() throws IOException {
         sealed = true;
         Files.deleteIfExists(runDir.resolve(FILE));
-        if (createdDir) {
-            try (java.util.stream.Stream<Path> left = Files.list(runDir)) {
-                if (left.findAny().isEmpty()) {
-                    Files.delete(runDir);
-                }
-            }
-        }
+        removeEmpty(createdDirs);
     }
 
     private RunJournal(Path runDir, RunManifest m) {
@@ -57,23 +53,111 @@ public final class RunJournal {
         this.m = m;
     }
 
-    /** A new run directory with a first run.json (status running, phase preflight). */
+    /**
+     * A new run directory with a first run.json (status running, phase preflight).
+     *
+     * @param runDir a directory that does not exist yet (it is made, with missing parents) or an
+     *     existing empty one (the --out of collect)
+     * @throws ArgumentException when runDir cannot be a new run directory: the message names the
+     *     path, what was expected, what was found and what to do; nothing is left behind
+     */
     public static RunJournal create(Path runDir, String runId, String mode) throws IOException {
-        if (Files.exists(runDir.resolve(FILE))) {
-            throw new CollectException(runDir.resolve(FILE) + " already exists; choose a new --out directory or use --resume "
-                    + runDir + " to continue that run");
+        checkNewRunDir(runDir);
+        List<Path> made;
+        try {
+            made = createDirectories(runDir);
+        } catch (IOException e) {
+            throw new ArgumentException("--out " + runDir + ": cannot create the run directory: "
+                    + FileProblem.cannotWrite(e instanceof java.nio.file.FileSystemException f && f.getFile() != null
+                            ? Path.of(f.getFile()) : runDir, e)
+                    + "; nothing was created. Choose a new directory on a file system you may write to, e.g. --out runs/NAME", e);
         }
-        boolean existed = Files.isDirectory(runDir);
-        Files.createDirectories(runDir);
         String now = now();
         RunManifest m = RunManifest.of(Deployment.of(null, null, null, List.of()).withAccelerator("ascend"), List.of())
                 .withIds(runId, null, mode)
                 .withStatus("running", "preflight", List.of())
                 .withTimes(now, now);
         RunJournal j = new RunJournal(runDir, m);
-        j.createdDir = !existed;
-        j.save();
+        j.createdDirs = made;
+        try {
+            j.save();
+        } catch (IOException e) {
+            removeEmpty(made);
+            throw new ArgumentException("--out " + runDir + ": " + FileProblem.cannotWrite(runDir.resolve(FILE), e)
+                    + "; nothing was created. Choose a directory you may write to, e.g. --out runs/NAME", e);
+        }
         return j;
+    }
+
+    /**
+     * Refuses an --out that cannot become this run's own directory: a file, a directory already
+     * holding a run or other files (this run's npu-smi/, execution/ and model/ would mix with them),
+     * or a path through a file.
+     */
+    private static void checkNewRunDir(Path runDir) {
+        String expected = "--out " + runDir + ": expected a new run directory (or an existing empty one)";
+        if (Files.exists(runDir.resolve(FILE))) {
+            throw new ArgumentException(expected + ", found a run: " + runDir.resolve(FILE) + " already exists; choose a new --out"
+                    + " directory, or use 'hbm-ledger collect --resume " + runDir + "' to continue that run");
+        }
+        if (Files.exists(runDir) || Files.isSymbolicLink(runDir)) {
+            if (!Files.isDirectory(runDir)) {
+                throw new ArgumentException(expected + ", found " + FileProblem.found(runDir)
+                        + "; choose another --out (collect makes the directory), e.g. --out runs/NAME");
+            }
+            List<String> inside;
+            try (java.util.stream.Stream<Path> list = Files.list(runDir)) {
+                inside = list.map(p -> p.getFileName().toString()).sorted().limit(4).toList();
+            } catch (IOException e) {
+                throw new ArgumentException(expected + "; cannot list it: " + FileProblem.reason(e)
+                        + ". Choose a directory you may read and write, e.g. --out runs/NAME", e);
+            }
+            if (!inside.isEmpty()) {
+                throw new ArgumentException(expected + ", found a directory holding " + String.join(", ", inside)
+                        + (inside.size() == 4 ? ", ..." : "") + "; choose a new --out (e.g. runs/NAME) or empty that directory,"
+                        + " so that this run's files are not mixed with others");
+            }
+            return;
+        }
+        for (Path up = runDir.toAbsolutePath().getParent(); up != null; up = up.getParent()) {
+            if (Files.exists(up) || Files.isSymbolicLink(up)) {
+                if (!Files.isDirectory(up)) {
+                    throw new ArgumentException(expected + ", but " + up + " on its way is " + FileProblem.found(up)
+                            + ", not a directory; choose another --out, e.g. --out runs/NAME");
+                }
+                return;
+            }
+        }
+    }
+
+    /** Files.createDirectories, returning the directories it made (top first) and removing them again on failure. */
+    private static List<Path> createDirectories(Path dir) throws IOException {
+        List<Path> missing = new ArrayList<>();
+        for (Path p = dir.toAbsolutePath(); p != null && !Files.isDirectory(p); p = p.getParent()) {
+            missing.add(0, p);
+        }
+        List<Path> made = new ArrayList<>();
+        try {
+            for (Path p : missing) {
+                Files.createDirectory(p);
+                made.add(p);
+            }
+        } catch (IOException e) {
+            removeEmpty(made);
+            throw e;
+        }
+        return List.copyOf(made);
+    }
+
+    /** Removes these directories, the last first, each only while it is empty. */
+    private static void removeEmpty(List<Path> dirs) {
+        for (int i = dirs.size() - 1; i >= 0; i--) {
+            try {
+                Files.deleteIfExists(dirs.get(i));
+            } catch (IOException notEmptyOrGone) {
+                return;  // something else is in it now: keep it and its parents
+            }
+        }
     }
 
     /** An existing run, read and checked by {@link RunDirectory#open} (paths stay inside the run). */

@@ -99,4 +99,41 @@ class ExecCommandTest {
             assertThat(l.length()).as(l).isGreaterThan(60);
         }
     }
+
+    @Test
+    void badArgumentsExitTwoAsTheHelpSaysAndStartNothing() throws Exception {
+        // exec start's help: "2: bad arguments" (collect gives 2 for the same mistakes)
+        String state = tmp.resolve("state").toString();
+        assertThat(run("exec", "start", "--state-dir", state, "--devices", "0", "--port", "18609", "--", VLLM, "serve", "m",
+                "--port", "18610")).isEqualTo(2);
+        assertThat(err.toString()).contains("--port 18609 given to hbm-ledger but the command says --port 18610");
+        assertThat(run("exec", "start", "--state-dir", state, "--devices", "0,1", "--", VLLM, "serve", "m")).isEqualTo(2);
+        assertThat(err.toString()).contains("vLLM would leave [1] idle");
+        assertThat(run("exec", "start", "--state-dir", state, "--devices", "3,3", "--", VLLM, "serve", "m")).isEqualTo(2);
+        assertThat(err.toString()).contains("device 3 is listed twice");
+        assertThat(run("exec", "start", "--state-dir", state, "--api-key-env", "HBM_LEDGER_TEST_NO_SUCH_VARIABLE", "--", VLLM,
+                "serve", "m")).isEqualTo(2);
+        assertThat(err.toString()).contains("--api-key-env HBM_LEDGER_TEST_NO_SUCH_VARIABLE names a variable that is not set");
+        // refused before anything started: no execution recorded
+        assertThat(run("exec", "list", "--state-dir", state)).isZero();
+        assertThat(out.toString().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void aStateDirectoryThatIsAFileIsRefusedByEveryVerb() throws Exception {
+        // was: exec start printed a Java stack trace ("FileSystemException: ...: Not a directory") and exited 1,
+        // exec list listed nothing
+        java.nio.file.Path file = java.nio.file.Files.writeString(tmp.resolve("afile"), "");
+        for (String[] verb : new String[][] {{"exec", "start", "--no-wait", "--", VLLM, "serve", "m"}, {"exec", "list"},
+            {"exec", "status", "e1"}, {"exec", "logs", "e1"}, {"exec", "stop", "e1"}}) {
+            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(verb));
+            args.addAll(2, java.util.List.of("--state-dir", file.toString()));
+            int before = err.toString().length();
+            assertThat(run(args.toArray(String[]::new))).as(String.join(" ", verb)).isEqualTo(2);
+            assertThat(err.toString().substring(before)).as(String.join(" ", verb))
+                    .contains("--state-dir " + file + ": expected the directory of execution records, found a regular file")
+                    .doesNotContain("Exception").doesNotContain("\tat ");
+        }
+    }
 }
+

@@ -117,6 +117,15 @@ class CollectInterruptTest {
             assertThat(m.path("incomplete_reasons").toString()).contains("interrupted (SIGINT or SIGTERM) during phase " + phase)
                     // requests cut by the interrupt are cancelled, not failures of the server
                     .doesNotContain("load requests failed");
+            // was: exit 130 and nothing said. Now the phase, what is kept and the command that goes on
+            assertThat(out).contains("hbm-ledger collect: interrupted during phase " + phase + ".",
+                    "kept: " + run.resolve("run.json") + " (status failed, phase " + phase + ")");
+            if (phase.equals("preflight") || phase.equals("baseline")) {
+                assertThat(out).contains("no server was started, so there is nothing to resume");
+            } else {
+                assertThat(out).contains("to continue: hbm-ledger collect --resume " + run + " --execution "
+                        + m.path("execution_id").asText() + " --state-dir " + fake.state);
+            }
         }
         // SIGKILL gives the JVM no chance: the guard started beside the server stops it (INT, TERM, KILL)
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
@@ -163,6 +172,10 @@ class CollectInterruptTest {
         assertThat(m.path("status").asText()).isEqualTo("failed");
         assertThat(m.path("mode").asText()).isEqualTo("attach");
         assertThat(ex.alive(rec)).as("the attached execution is still running").isTrue();
+        String out = Files.readString(tmp.resolve("collect.out"));
+        assertThat(out).contains("execution exec-keep is left running (attach never stops it)",
+                "to continue, stop it: hbm-ledger exec stop exec-keep --state-dir " + fake.state,
+                "then: hbm-ledger collect --resume " + run + " --execution exec-keep --state-dir " + fake.state);
         assertThat(new ServerClient(fake.host().reach(port), null).answers("/health", java.time.Duration.ofSeconds(5))).isTrue();
     }
 
@@ -170,7 +183,7 @@ class CollectInterruptTest {
     void aSecondCollectorProcessOnTheSameDeviceRefusesNamingTheFirst() throws Exception {
         Path first = tmp.resolve("first");
         collector = startCollector(first, List.of("--devices", "0,1", "--port", Integer.toString(FakeAscend.freePort()),
-                "--baseline-samples", "200", "--sample-interval", "0.2", "--", "vllm", "serve", "m"));
+                "--baseline-samples", "200", "--sample-interval", "0.2", "--", "vllm", "serve", "m", "-tp", "2"));
         waitForPhase(first, "baseline");
         Path second = tmp.resolve("second");
         Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(second, ExecutionSpec.fromCommand(

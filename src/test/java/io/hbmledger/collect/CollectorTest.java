@@ -57,8 +57,9 @@ class CollectorTest {
     }
 
     ExecutionSpec spec(Path model, List<Integer> devices) {
+        // one rank per device: collect refuses devices the server would leave idle
         return ExecutionSpec.fromCommand(List.of("vllm", "serve", model.toString(), "--api-key", SECRET, "--port",
-                Integer.toString(port)), null, devices, Map.of(), null, tmp.toString());
+                Integer.toString(port), "-tp", Integer.toString(devices.size())), null, devices, Map.of(), null, tmp.toString());
     }
 
     static List<String> moments(RunManifest m, String moment) {
@@ -128,7 +129,7 @@ class CollectorTest {
         // the server got the path and the key literally; the run holds no trace of the key
         @SuppressWarnings("unchecked")
         List<String> got = new ObjectMapper().readValue(args.toFile(), List.class);
-        assertThat(got).containsExactly("serve", model.toString(), "--api-key", SECRET, "--port", Integer.toString(port));
+        assertThat(got).containsExactly("serve", model.toString(), "--api-key", SECRET, "--port", Integer.toString(port), "-tp", "2");
         assertThat(tmp.resolve("pwned")).doesNotExist();
         assertNoSecretIn(run);
         assertThat(Files.readString(run.resolve("execution/server.log"))).contains("VLLM_LOGGING_LEVEL=DEBUG", "Bearer ***");
@@ -262,6 +263,21 @@ class CollectorTest {
     }
 
     @Test
+    void aPipelineParallelRunRecordsPpSoThatAnalyzeCountsItsRanks() throws Exception {
+        // TP 1 x PP 2 runs two ranks on devices 0 and 1; without "pp" in run.json analyze would count
+        // one rank and refuse the second device
+        Path run = tmp.resolve("run");
+        ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", model().toString(), "--api-key", SECRET, "--port",
+                Integer.toString(port), "-pp", "2"), null, List.of(0, 1), Map.of(), null, tmp.toString());
+        Collector.Outcome o = fake.collector(FakeAscend.fast()).standalone(run, es);
+        assertThat(o).as(fake.output()).isEqualTo(Collector.Outcome.COMPLETE);
+        RunManifest m = RunDirectory.open(run).manifest();
+        assertThat(m.deployment().pp()).isEqualTo(2);
+        assertThat(m.deployment().tp()).isEqualTo(1);
+        assertThat(m.deployment().devices()).containsExactly(0, 1);
+    }
+
+    @Test
     void aServerThatDiesWhileStartingFailsFastWithItsLog() throws Exception {
         fake.env.put("FAKE_DIE_ON_START", "1");
         Path run = tmp.resolve("run");
@@ -293,7 +309,7 @@ class CollectorTest {
         Host host = fake.host();
         Executions ex = fake.executions(host);
         ExecutionSpec es = ExecutionSpec.fromCommand(List.of("vllm", "serve", model().toString(), "--api-key", SECRET,
-                "--port", Integer.toString(port)), null, List.of(0, 1), Map.of(), 50, tmp.toString());
+                "--port", Integer.toString(port), "-tp", "2"), null, List.of(0, 1), Map.of(), 50, tmp.toString());
         ExecutionRecord rec = ex.awaitReady(ex.start(es, "exec-attach-test", "exec start"),
                 new ServerClient(host.reach(port), SECRET), Duration.ofSeconds(20));
         Path run = tmp.resolve("run");

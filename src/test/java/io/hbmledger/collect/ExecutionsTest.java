@@ -126,13 +126,30 @@ class ExecutionsTest {
         assertThat(es.devices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
         // TP 4 on 2 devices would fail only after the baseline and the start: refused up front
         assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "4"), null, List.of(0, 1), Map.of(),
-                null, null)).isInstanceOf(IllegalArgumentException.class)
+                null, null)).isInstanceOf(ArgumentException.class)
                 .hasMessageContaining("needs 4 devices (TP 4) but --devices gives 2 ([0, 1])");
         // TP 2 x PP 2 x DP 2 = 8 devices: 6 are too few, and the default is 0..7
         assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "2", "-pp", "2", "-dp", "2"), null,
                 List.of(0, 1, 2, 3, 4, 5), Map.of(), null, null)).hasMessageContaining("needs 8 devices (TP 2 x PP 2 x DP 2)");
         assertThat(ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "2", "-pp", "2", "-dp", "2"), null, null, Map.of(),
                 null, null).devices()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        // more devices than the command uses: vLLM's workers take the first one, device 1 would be locked,
+        // sampled and named in run.json for no rank (a fresh user's 'exec start --devices 0,1 -- vllm serve m')
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m"), null, List.of(0, 1), Map.of(),
+                null, null)).isInstanceOf(ArgumentException.class)
+                .hasMessageContaining("uses 1 device (TP 1) but --devices gives 2 ([0, 1]); vLLM would leave [1] idle")
+                .hasMessageContaining("--devices 0,");
+        // TP 2 x PP 2 on four devices is exact, and the pipeline size is known for run.json
+        ExecutionSpec pp = ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "2", "--pipeline-parallel-size", "2"),
+                null, List.of(4, 5, 6, 7), Map.of(), null, null);
+        assertThat(pp.pp()).isEqualTo(2);
+        // two ports, a port out of range, a bad size: bad arguments like the rest (exit 2 in the CLI)
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", "18610"), 18609, null, Map.of(),
+                null, null)).isInstanceOf(ArgumentException.class).hasMessageContaining("--port 18609 given to hbm-ledger but the command says --port 18610");
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "--port", "70000"), null, null, Map.of(),
+                null, null)).isInstanceOf(ArgumentException.class).hasMessageContaining("port 70000: expected a TCP port");
+        assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "m", "-tp", "two"), null, null, Map.of(),
+                null, null)).isInstanceOf(ArgumentException.class).hasMessageContaining("-tp expects a whole number, found 'two'");
         assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--port", "80"), 81, null, Map.of(), null, null))
                 .hasMessageContaining("--port 81 given to hbm-ledger but the command says --port 80");
     }
