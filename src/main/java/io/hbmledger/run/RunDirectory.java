@@ -1,7 +1,6 @@
 package io.hbmledger.run;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonLocation;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +50,7 @@ public record RunDirectory(Path dir, RunManifest manifest) {
         try {
             m = json.parse(bytes);
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            throw new RunFileException(shown, loc == null ? 0 : Math.max(loc.getLineNr(), 0),
-                    "not a valid run.json: " + e.getOriginalMessage()
-                            + "; expected a JSON object per docs/run.schema.json");
+            throw RunJsonError.of(shown, bytes, e);
         }
         if (m == null) {
             throw new RunFileException(shown, 1, "expected a JSON object, found null");
@@ -150,6 +146,17 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             positive(shown, text, at, "tp", d.tp());
             positive(shown, text, at, "dp", d.dp());
             positive(shown, text, at, "pp", d.pp());
+            int ranks = d.tpOrOne() * d.dpOrOne() * (d.pp() == null ? 1 : d.pp());
+            if (d.devices().size() > ranks) {
+                // devices[i] is where rank i ran: a device past the last rank has no rank, and a
+                // ledger for it would invent one (a list shorter than the ranks is one node of several)
+                throw new RunFileException(shown, lineOf(text, "\"devices\"", at), "deployment.devices lists "
+                        + d.devices().size() + " devices but TP " + d.tpOrOne() + (d.pp() != null && d.pp() > 1 ? " x PP " + d.pp() : "")
+                        + " x DP " + d.dpOrOne() + " = " + ranks + (ranks == 1 ? " rank" : " ranks")
+                        + " (devices[i] is where rank i ran, so " + d.devices().subList(ranks, d.devices().size())
+                        + " would be ranks that do not exist); set \"tp\", \"dp\" and \"pp\" to the sizes the server ran with"
+                        + " (TP x DP x PP = " + d.devices().size() + " here) or list only the ranks' devices");
+            }
             java.util.Set<Integer> seen = new java.util.HashSet<>();
             for (Integer id : d.devices()) {
                 if (id == null || id < 0) {
@@ -161,6 +168,14 @@ public record RunDirectory(Path dir, RunManifest manifest) {
                             "deployment.devices lists device " + id + " twice; give each rank's own device,"
                                     + " in rank order (ASCEND_RT_VISIBLE_DEVICES order)");
                 }
+            }
+        }
+        int momentsAt = Math.max(text.indexOf("\"moments\""), 0);
+        for (java.util.Map.Entry<String, String> mo : m.moments().entrySet()) {
+            if (RunInstants.epochUs(mo.getValue()).isEmpty()) {
+                throw new RunFileException(shown, lineOf(text, json.quoted(mo.getKey()), momentsAt), "moments."
+                        + mo.getKey() + " is " + json.quoted(mo.getValue()) + "; expected " + RunInstants.FORMAT
+                        + " (msprof stamps samples in UTC: a time without its offset cannot be placed among them)");
             }
         }
         Path realDir = dir.toRealPath();
@@ -185,6 +200,10 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             if (e.moment() != null && Moment.parse(e.moment()).isEmpty()) {
                 throw new RunFileException(shown, line, "evidence[" + i + "] (" + e.file()
                         + ") has moment \"" + e.moment() + "\"; expected one of " + Moment.names());
+            }
+            if (e.takenAt() != null && RunInstants.epochUs(e.takenAt()).isEmpty()) {
+                throw new RunFileException(shown, line, "evidence[" + i + "] (" + e.file() + ") has taken_at "
+                        + json.quoted(e.takenAt()) + "; expected " + RunInstants.FORMAT);
             }
             if (e.rank() != null && e.rank() < 0) {
                 throw new RunFileException(shown, line, "evidence[" + i + "] (" + e.file()

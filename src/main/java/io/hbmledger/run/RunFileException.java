@@ -12,4 +12,8 @@ public class RunFileException extends EvidenceException {
     public RunFileException(String file, int line, String message) {
         super(file, line, message);
     }
+
+    public RunFileException(String file, int line, int column, String message) {
+        super(file, line, column, message);
+    }
 }

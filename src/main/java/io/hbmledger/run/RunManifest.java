@@ -2,7 +2,9 @@ package io.hbmledger.run;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
@@ -41,10 +43,30 @@ public record RunManifest(
         Deployment deployment,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> moments,
         List<EvidenceEntry> evidence,
-        @JsonAnySetter @JsonAnyGetter Map<String, Object> extra) {
+        @JsonAnyGetter Map<String, Object> extra) {
 
     public static final String SCHEMA = "hbm-ledger/run/1";
     public static final String FILE_NAME = "run.json";
+
+    /*
+     * Reading goes through explicit factories rather than the canonical constructors: a record
+     * component that is also the any-setter makes Jackson bind a JSON key of the same name ("extra")
+     * to the whole map, so {"extra": 5} was refused and {"extra": {...}} lost its level on rewrite,
+     * although the schema allows any extra property. Here "extra" is an ordinary unknown key.
+     */
+    @JsonCreator
+    static RunManifest fromJson(@JsonProperty("schema") String schema, @JsonProperty("run_id") String runId,
+                                @JsonProperty("execution_id") String executionId, @JsonProperty("mode") String mode,
+                                @JsonProperty("status") String status, @JsonProperty("phase") String phase,
+                                @JsonProperty("incomplete_reasons") List<String> incompleteReasons,
+                                @JsonProperty("source") String source, @JsonProperty("created") String created,
+                                @JsonProperty("updated") String updated, @JsonProperty("deployment") Deployment deployment,
+                                @JsonProperty("moments") Map<String, String> moments,
+                                @JsonProperty("evidence") List<EvidenceEntry> evidence,
+                                @JsonAnySetter Map<String, Object> others) {
+        return new RunManifest(schema, runId, executionId, mode, status, phase, incompleteReasons, source, created,
+                updated, deployment, moments, evidence, others);
+    }
 
     public RunManifest {
         incompleteReasons = incompleteReasons == null ? List.of() : List.copyOf(incompleteReasons);
@@ -121,7 +143,20 @@ public record RunManifest(
             String kvCacheDtype,
             Double gpuMemoryUtilization,
             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Long> serverPids,
-            @JsonAnySetter @JsonAnyGetter Map<String, Object> extra) {
+            @JsonAnyGetter Map<String, Object> extra) {
+
+        @JsonCreator
+        static Deployment fromJson(@JsonProperty("model") String model, @JsonProperty("model_dir") String modelDir,
+                                   @JsonProperty("accelerator") String accelerator, @JsonProperty("tp") Integer tp,
+                                   @JsonProperty("dp") Integer dp, @JsonProperty("pp") Integer pp,
+                                   @JsonProperty("ep") Boolean ep, @JsonProperty("devices") List<Integer> devices,
+                                   @JsonProperty("kv_cache_dtype") String kvCacheDtype,
+                                   @JsonProperty("gpu_memory_utilization") Double gpuMemoryUtilization,
+                                   @JsonProperty("server_pids") List<Long> serverPids,
+                                   @JsonAnySetter Map<String, Object> others) {
+            return new Deployment(model, modelDir, accelerator, tp, dp, pp, ep, devices, kvCacheDtype,
+                    gpuMemoryUtilization, serverPids, others);
+        }
 
         public Deployment {
             devices = devices == null ? List.of() : List.copyOf(devices);
@@ -175,7 +210,14 @@ public record RunManifest(
             String takenAt,
             Integer rank,
             String note,
-            @JsonAnySetter @JsonAnyGetter Map<String, Object> extra) {
+            @JsonAnyGetter Map<String, Object> extra) {
+
+        @JsonCreator
+        static EvidenceEntry fromJson(@JsonProperty("file") String file, @JsonProperty("moment") String moment,
+                                      @JsonProperty("taken_at") String takenAt, @JsonProperty("rank") Integer rank,
+                                      @JsonProperty("note") String note, @JsonAnySetter Map<String, Object> others) {
+            return new EvidenceEntry(file, moment, takenAt, rank, note, others);
+        }
 
         public EvidenceEntry {
             extra = extra == null ? new LinkedHashMap<>() : new LinkedHashMap<>(extra);

@@ -172,4 +172,30 @@ class RunDirectoryTest {
         assertThat(s).contains("\"schema\" : \"hbm-ledger/run/1\"", "\"devices\" : [ 3 ]")
                 .doesNotContain("null", "run_id", "extra", "incomplete_reasons");
     }
+
+    @Test
+    void aKeyNamedExtraIsKeptWhereItWasLikeAnyOtherUnknownKey() throws Exception {
+        // The schema allows additional properties at every level. "extra" is also the Java name of
+        // the map that keeps them: Jackson used to bind the key to the whole map, so 5 was refused
+        // and {"a": 1} came back one level up, as "a", after a rewrite by collect.
+        Path dir = run("""
+                {"schema": "hbm-ledger/run/1", "extra": {"a": 1}, "note": 5,
+                 "deployment": {"tp": 1, "extra": "x"},
+                 "evidence": [{"file": "e.txt", "extra": [1, 2]}]}
+                """);
+        RunManifest m = RunDirectory.open(dir).manifest();
+        assertThat(m.extra()).containsEntry("extra", Map.of("a", 1)).containsEntry("note", 5).doesNotContainKey("a");
+        assertThat(m.deployment().extra()).containsEntry("extra", "x");
+        assertThat(m.evidence().get(0).extra()).containsEntry("extra", List.of(1, 2));
+        new RunManifestWriter().write(dir, m);
+        com.fasterxml.jackson.databind.JsonNode back = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(dir.resolve("run.json").toFile());
+        assertThat(back.path("extra").path("a").asInt()).isEqualTo(1);
+        assertThat(back.has("a")).isFalse();
+        assertThat(back.path("deployment").path("extra").asText()).isEqualTo("x");
+        assertThat(back.path("evidence").get(0).path("extra").toString()).isEqualTo("[1,2]");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\", \"extra\": 5}");
+        assertThat(RunDirectory.open(dir).manifest().extra()).containsEntry("extra", 5);
+    }
 }
+
