@@ -15,8 +15,10 @@ import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.report.LedgerJsonWriter;
 import io.hbmledger.report.LedgerTextWriter;
 import io.hbmledger.run.AtomicFile;
+import io.hbmledger.run.FileProblem;
 import io.hbmledger.run.Moment;
 import io.hbmledger.run.RunDirectory;
+import io.hbmledger.run.RunInstants;
 import io.hbmledger.run.RunManifest;
 import io.hbmledger.run.RunManifest.Deployment;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
@@ -44,15 +46,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "analyze", mixinStandardHelpOptions = true,
         // picocli lists a subcommand by its header (else the first description line): one sentence
         header = "Per-device HBM ledger of a run directory or of evidence files.",
-        description = {
-            "Attribute each device's memory: driver baseline, weights, KV cache, graph",
-            "pool, other processes and the residual, each with its source line and",
-            "confidence. RUN is a run directory (holding run.json, see",
-            "docs/run.schema.json) or evidence files (npu-smi tables, vLLM logs, ...)",
-            "described with --tp/--dp/--devices/--moment. For a run directory,",
-            "report.json (hbm-ledger/report/1) is written beside run.json."},
+        // one string per paragraph: picocli wraps it (see HelpText and HelpTextTest)
+        description = {"Attribute each device's memory: driver baseline, weights, KV cache, graph pool, other processes"
+            + " and the residual, each with its source line and confidence. RUN is a run directory (holding run.json,"
+            + " see docs/run.schema.json) or evidence files (npu-smi tables, vLLM logs, ...) described with"
+            + " --tp/--dp/--devices/--moment. For a run directory, report.json (hbm-ledger/report/1) is written beside"
+            + " run.json."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:ledger printed (its status may still be incomplete or failed)",
+        exitCodeList = {"0:ledger printed (its status may still be incomplete or failed; when report.json cannot be written a warning says why)",
             "2:unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written"})
 public final class AnalyzeCommand implements Callable<Integer> {
 
@@ -69,7 +70,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
     Integer dp;
 
     @Option(names = "--devices", split = ",", paramLabel = "ID",
-            description = "device ids in rank order, as in ASCEND_RT_VISIBLE_DEVICES (evidence files only; default 0..TPxDP-1)")
+            description = "device ids in rank order, as in ASCEND_RT_VISIBLE_DEVICES, at most one per rank (evidence files only;"
+                    + " default 0..TPxDPxPP-1)")
     List<Integer> devices;
 
     @Option(names = "--moment", paramLabel = "FILE=MOMENT",
@@ -88,14 +90,15 @@ public final class AnalyzeCommand implements Callable<Integer> {
     String model;
 
     @Option(names = "--instant", paramLabel = "NAME=TIME",
-            description = "a wall-clock instant of the run (ISO-8601 with offset), e.g. ready=2026-11-29T21:03:04+08:00,"
-                    + " to read msprof series at (evidence files only; a run directory takes them from run.json moments)")
+            description = "a wall-clock instant of the run, to read msprof series at: NAME one of baseline, start, ready,"
+                    + " load_start, load_end, after, stop, export, copy; TIME ISO-8601 with offset or Z, e.g."
+                    + " ready=2026-11-29T21:03:04+08:00 (evidence files only; a run directory takes them from run.json moments)")
     Map<String, String> instants = new LinkedHashMap<>();
 
     @Option(names = "--model-dir", paramLabel = "DIR",
-            description = {"the checkpoint vLLM served: model directory (config.json, *.safetensors, index), a weights manifest",
-                "saved by `weights --save-manifest`, or one .safetensors file. Its per-device share is shown next to vLLM's",
-                "weights and its KV bytes per token check vLLM's KV figure. Overrides run.json's deployment.model_dir."})
+            description = "the checkpoint vLLM served: model directory (config.json, *.safetensors, index), a weights manifest"
+                + " saved by `weights --save-manifest`, or one .safetensors file. Its per-device share is shown next to vLLM's"
+                + " weights and its KV bytes per token check vLLM's KV figure. Overrides run.json's deployment.model_dir.")
     Path modelDir;
 
     @Option(names = "--pp", description = "pipeline-parallel size, for the checkpoint's per-device share and the rank of a PP worker's log lines (evidence files only; default 1)")
@@ -163,11 +166,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             Deployment d = runDir.manifest().deployment();
             List<Long> pids = serverPids != null ? serverPids : d == null ? List.of() : d.serverPids();
             layout = d == null ? Layout.of(null, null, null, pids, null)
-                    : Layout.of(d.tp(), d.dp(), d.devices(), pids, d.model());
+                    : Layout.of(d.tp(), d.dp(), d.pp(), d.devices(), pids, d.model());
         } else {
             checkLayoutOptions();
             files = fileInputs();
-            layout = Layout.of(tp, dp, devices, serverPids, model);
+            layout = Layout.of(tp, dp, pp, devices, serverPids, model);
         }
         refuseRepeatedFiles(files, runDir);
         List<String> errors = new ArrayList<>();
@@ -213,7 +216,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             } catch (EvidenceException e) {
                 errors.add(e.getMessage());
             } catch (IOException e) {
-                errors.add(in.shown() + ": cannot read: " + e.getMessage());
+                errors.add(in.shown() + ": " + FileProblem.cannotRead(e));
             }
         }
         try {
@@ -236,7 +239,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
         } catch (EvidenceException e) {
             errors.add(e.getMessage());
         } catch (IOException e) {
-            errors.add((modelDir != null ? modelDir : "the checkpoint") + ": cannot read: " + e.getMessage());
+            errors.add((modelDir != null ? modelDir : "the checkpoint") + ": " + FileProblem.cannotRead(e)
+                    + (e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? " (" + f.getFile() + ")" : ""));
         }
         if (!errors.isEmpty()) {
             throw new BadInput(String.join(System.lineSeparator() + "hbm-ledger: ", errors)
@@ -256,7 +260,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             try {
                 msprof = loadMsprof(msprofItems, runDir);
             } catch (IOException e) {
-                throw new BadInput("msprof evidence: " + e.getMessage() + System.lineSeparator()
+                throw new BadInput("msprof evidence: " + FileProblem.describe(e) + System.lineSeparator()
                         + "hbm-ledger: no ledger written: fix or remove the files above");
             }
         }
@@ -281,8 +285,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
             try {
                 AtomicFile.write(report, json.getBytes(StandardCharsets.UTF_8));
             } catch (IOException e) {
-                err.println("hbm-ledger: warning: could not write " + report + ": " + e.getMessage()
-                        + " (the ledger is printed below; use --no-write on a read-only run)");
+                // Exit stays 0: the ledger, the command's answer, is printed whole; report.json is
+                // its copy on disk. The warning says why and what an older report.json means.
+                err.println("hbm-ledger: warning: report.json not written: " + FileProblem.cannotWrite(report, e) + ". "
+                        + (Files.exists(report) ? "The report.json there is from an earlier analysis and was NOT updated. " : "")
+                        + "The ledger is printed below (exit 0). To keep the report elsewhere use --format json > FILE;"
+                        + " to skip writing it use --no-write; or copy the run directory to a place you may write to.");
             }
         }
         PrintWriter out = spec.commandLine().getOut();
@@ -315,7 +323,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
             at = MsprofLoader.instants(instants, warnings, "--instant");
             readyFrom = at.containsKey("ready") ? "--instant ready" : null;
         }
-        return MsprofLoader.load(items, at, readyFrom, runDir == null ? null : runDir.dir(), warnings);
+        return MsprofLoader.load(items, at, readyFrom, runDir != null ? MsprofEvidence.RUN_JSON_READY : "--instant ready=TIME",
+                runDir == null ? null : runDir.dir(), warnings);
     }
 
     /** The layout and serving options a checkpoint is planned under: run.json's deployment or the options. */
@@ -389,13 +398,37 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return out;
     }
 
+    /**
+     * --instant names one of the run's moments and gives a time with its offset: a typo in the
+     * name or a time without offset would otherwise leave the msprof lines without a ready
+     * instant and the exit code at 0.
+     */
+    private void checkInstants() throws BadInput {
+        for (Map.Entry<String, String> e : instants.entrySet()) {
+            String given = "--instant " + e.getKey() + "=" + e.getValue();
+            String accepted = "; expected NAME=TIME with NAME one of the run's moments (" + String.join(", ", RunInstants.NAMES)
+                    + ", as in run.json \"moments\") and TIME in " + RunInstants.FORMAT
+                    + ", e.g. --instant ready=2026-11-29T21:03:04.120+08:00";
+            if (!RunInstants.NAMES.contains(e.getKey())) {
+                throw new BadInput(given + ": unknown instant name '" + e.getKey() + "'" + accepted);
+            }
+            if (RunInstants.epochUs(e.getValue()).isEmpty()) {
+                throw new BadInput(given + ": '" + e.getValue() + "' is not a time with an offset" + accepted);
+            }
+        }
+    }
+
     /** --tp/--dp are counts (>= 1); --devices are device ids (>= 0), one per rank, no repeats. */
     private void checkLayoutOptions() throws BadInput {
+        checkInstants();
         if (tp != null && tp < 1) {
             throw new BadInput("--tp " + tp + ": expected the tensor-parallel size, an integer >= 1");
         }
         if (dp != null && dp < 1) {
             throw new BadInput("--dp " + dp + ": expected the data-parallel size, an integer >= 1");
+        }
+        if (pp != null && pp < 1) {
+            throw new BadInput("--pp " + pp + ": expected the pipeline-parallel size, an integer >= 1");
         }
         if (devices != null) {
             java.util.Set<Integer> seen = new java.util.HashSet<>();
@@ -408,6 +441,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     throw new BadInput("--devices " + devices + ": device " + id + " is listed twice;"
                             + " give each rank's own device, in rank order");
                 }
+            }
+            Layout l = Layout.of(tp, dp, pp, devices, List.of(), null);
+            if (devices.size() > l.deploymentRanks()) {
+                // devices[i] is rank i's device: a device past the last rank would get a ledger of a rank that does not exist
+                throw new BadInput("--devices " + devices.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                        + " lists " + devices.size() + " devices but " + l.sizes() + " = " + l.deploymentRanks()
+                        + (l.deploymentRanks() == 1 ? " rank" : " ranks") + " (device i is where rank i ran, so "
+                        + devices.subList(l.deploymentRanks(), devices.size()) + " would be ranks that do not exist);"
+                        + " give the parallel sizes the server ran with (--tp, --dp, --pp; TP x DP x PP = " + devices.size()
+                        + " here) or list only the ranks' devices (--devices "
+                        + devices.subList(0, l.deploymentRanks()).stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                        + ")");
             }
         }
     }

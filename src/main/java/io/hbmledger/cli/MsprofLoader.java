@@ -12,12 +12,10 @@ import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofTable;
 import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.run.RunInstants;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -83,27 +81,14 @@ final class MsprofLoader {
                 out.put(e.getKey(), us.get());
             } else {
                 warnings.add(where + " " + e.getKey() + " = \"" + e.getValue()
-                        + "\" is not an ISO-8601 instant with an offset (e.g. 2026-11-29T21:03:04.120+08:00); not used");
+                        + "\" is not " + RunInstants.FORMAT + "; not used");
             }
         }
         return out;
     }
 
     static Optional<Long> epochUs(String iso) {
-        if (iso == null) {
-            return Optional.empty();
-        }
-        Instant t;
-        try {
-            t = OffsetDateTime.parse(iso.trim()).toInstant();
-        } catch (DateTimeParseException e) {
-            try {
-                t = Instant.parse(iso.trim());
-            } catch (DateTimeParseException e2) {
-                return Optional.empty();
-            }
-        }
-        return Optional.of(Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000L));
+        return RunInstants.epochUs(iso);
     }
 
     /**
@@ -112,11 +97,12 @@ final class MsprofLoader {
      * @param items the entries, in run order
      * @param momentsUs the run's instants by name
      * @param readyFrom where the ready instant came from, for the report
+     * @param readyHow how this kind of input gives the ready instant, for lines without one
      * @param baseDir the run directory (stripped from shown file names), or null
      * @param warnings earlier warnings (bad instants) to carry into the report
      */
-    static MsprofEvidence load(List<Item> items, Map<String, Long> momentsUs, String readyFrom, Path baseDir,
-                               List<String> warnings) throws IOException {
+    static MsprofEvidence load(List<Item> items, Map<String, Long> momentsUs, String readyFrom, String readyHow,
+                               Path baseDir, List<String> warnings) throws IOException {
         Map<String, Group> groups = new LinkedHashMap<>();
         Map<Path, List<MsprofExport>> walked = new HashMap<>();
         Set<Path> seen = new LinkedHashSet<>();
@@ -187,7 +173,7 @@ final class MsprofLoader {
         for (Group g : groups.values()) {
             exports.add(new MsprofEvidence.Export(g.name, g.kind, g.rankIds, read(g.inputs, momentsUs)));
         }
-        return new MsprofEvidence(exports, momentsUs, readyFrom, baseDir == null ? null : baseDir.toString(), notes);
+        return new MsprofEvidence(exports, momentsUs, readyFrom, readyHow, baseDir == null ? null : baseDir.toString(), notes);
     }
 
     /**

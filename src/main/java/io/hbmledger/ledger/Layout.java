@@ -7,13 +7,14 @@ import java.util.List;
  * The deployment as the ledger needs it: which logical device each worker rank ran on, and the
  * serving processes' pids.
  *
+ * @param pp pipeline-parallel size (1 when not given): a replica has TP x PP ranks
  * @param devices logical device id of rank i at index i
  * @param devicesGiven false when the run did not name the devices and rank i was assumed to run
  *     on device i
  * @param serverPids pids of the serving execution, empty when unknown
  * @param model model name, for the heading only
  */
-public record Layout(int tp, int dp, List<Integer> devices, boolean devicesGiven,
+public record Layout(int tp, int dp, int pp, List<Integer> devices, boolean devicesGiven,
                      List<Long> serverPids, String model) {
 
     public Layout {
@@ -26,16 +27,36 @@ public record Layout(int tp, int dp, List<Integer> devices, boolean devicesGiven
      *     0..tp*dp-1
      */
     public static Layout of(Integer tp, Integer dp, List<Integer> devices, List<Long> serverPids, String model) {
+        return of(tp, dp, null, devices, serverPids, model);
+    }
+
+    /**
+     * @param devices the devices in rank order, or empty to assume ranks 0..tp*dp*pp-1 on devices
+     *     0..tp*dp*pp-1
+     */
+    public static Layout of(Integer tp, Integer dp, Integer pp, List<Integer> devices, List<Long> serverPids, String model) {
         int t = tp == null ? 1 : tp;
         int d = dp == null ? 1 : dp;
+        int p = pp == null ? 1 : pp;
+        List<Long> pids = serverPids == null ? List.of() : serverPids;
         if (devices != null && !devices.isEmpty()) {
-            return new Layout(t, d, devices, true, serverPids == null ? List.of() : serverPids, model);
+            return new Layout(t, d, p, devices, true, pids, model);
         }
         List<Integer> assumed = new ArrayList<>();
-        for (int i = 0; i < t * d; i++) {
+        for (int i = 0; i < t * d * p; i++) {
             assumed.add(i);
         }
-        return new Layout(t, d, assumed, false, serverPids == null ? List.of() : serverPids, model);
+        return new Layout(t, d, p, assumed, false, pids, model);
+    }
+
+    /** TP x DP x PP: the ranks the deployment has (over all its nodes). */
+    public int deploymentRanks() {
+        return tp * dp * pp;
+    }
+
+    /** "TP 2 x DP 1" or "TP 2 x PP 2 x DP 1", for messages. */
+    public String sizes() {
+        return "TP " + tp + (pp > 1 ? " x PP " + pp : "") + " x DP " + dp;
     }
 
     public int ranks() {

@@ -48,7 +48,7 @@ final class MsprofDeviceCheck implements DeviceRule {
         }
         String window = MsprofReading.time(timed.firstTimestampUs()) + " .. " + MsprofReading.time(timed.lastTimestampUs());
         if (m.readyUs().isEmpty()) {
-            d.check(new Check(TIMELINE, Check.Status.SKIPPED, "the run gives no ready instant (run.json moments.ready):"
+            d.check(new Check(TIMELINE, Check.Status.SKIPPED, "the run gives no ready instant (" + m.readyHow() + "):"
                     + " msprof lines show maxima over the profiled window " + window));
             return;
         }

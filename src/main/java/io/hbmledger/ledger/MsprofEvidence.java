@@ -18,11 +18,14 @@ import java.util.Optional;
  * @param momentsUs the run's instants in microseconds since the Unix epoch, by name
  * @param readyFrom where the ready instant came from ({@code run.json moments.ready}, ...), null
  *     when the run gives none
+ * @param readyHow how this kind of input gives the ready instant ({@code run.json moments.ready}
+ *     for a run directory, {@code --instant ready=TIME} for evidence files), for the lines that
+ *     lack it
  * @param baseDir prefix (the run directory) stripped from file names in sources, or null
  * @param warnings problems met while reading (files that could not be read, bad instants)
  */
 public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, String readyFrom,
-                             String baseDir, List<String> warnings) {
+                             String readyHow, String baseDir, List<String> warnings) {
 
     /** The moment name under which every series' value at a device's peak is kept. */
     public static String peakMoment(String msprofDevice) {
@@ -34,14 +37,18 @@ public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, 
         return "peak_after_ready@" + msprofDevice;
     }
 
+    /** How a run directory gives the ready instant. */
+    public static final String RUN_JSON_READY = "run.json moments.ready";
+
     public MsprofEvidence {
+        readyHow = readyHow == null ? RUN_JSON_READY : readyHow;
         exports = List.copyOf(exports);
         momentsUs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(momentsUs));
         warnings = List.copyOf(warnings);
     }
 
     public static MsprofEvidence none() {
-        return new MsprofEvidence(List.of(), Map.of(), null, null, List.of());
+        return new MsprofEvidence(List.of(), Map.of(), null, RUN_JSON_READY, null, List.of());
     }
 
     /** True when the run named any msprof export. */

@@ -76,7 +76,7 @@ final class MsprofModulesRule implements DeviceRule {
             } else {
                 allAtReady = false;
                 r = MsprofReading.peak(m, s, m.readyUs().isPresent()
-                        ? MsprofReading.whyNot(s, m.readyUs().get(), "ready") : "the run gives no ready instant (run.json moments.ready)");
+                        ? MsprofReading.whyNot(s, m.readyUs().get(), "ready") : "the run gives no ready instant (" + m.readyHow() + ")");
             }
             if (r.stale()) {
                 stale.add(s.component());

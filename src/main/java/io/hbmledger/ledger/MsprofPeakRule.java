@@ -97,7 +97,7 @@ final class MsprofPeakRule implements DeviceRule {
                 what + modules.map(x -> "; " + x.held()).orElse("") + coarse + "; not resident at ready, so not in the sum",
                 "peak", false, null));
         if (ready == null) {
-            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "needs the ready instant (run.json moments.ready) to subtract the device's usage at ready from its peak"));
+            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "needs the ready instant (" + m.readyHow() + ") to subtract the device's usage at ready from its peak"));
             return;
         }
         if (!peak.underLoad()) {

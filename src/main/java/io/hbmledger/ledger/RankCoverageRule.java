@@ -11,10 +11,12 @@ final class RankCoverageRule implements RunRule {
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {
         Layout l = ev.layout();
-        if (l.devicesGiven() && l.devices().size() != l.tp() * l.dp()) {
-            run.note("the deployment lists " + l.devices().size() + " device(s) but TP " + l.tp() + " x DP " + l.dp()
-                    + " = " + l.tp() * l.dp() + " ranks: rank i is mapped to the i-th listed device"
-                    + (l.devices().size() < l.tp() * l.dp() ? "; ranks beyond the list (other nodes?) have no ledger here" : ""));
+        // more devices than ranks is refused before attribution (analyze): a device list shorter
+        // than the ranks is a node of a multi-node deployment
+        if (l.devicesGiven() && l.devices().size() < l.deploymentRanks()) {
+            run.note("the deployment lists " + l.devices().size() + " device(s) but " + l.sizes()
+                    + " = " + l.deploymentRanks() + " ranks: rank i is mapped to the i-th listed device;"
+                    + " ranks beyond the list (other nodes?) have no ledger here");
         }
         TreeSet<Integer> outside = new TreeSet<>();
         for (TaggedObservation t : ev.where(TaggedObservation::isVllm)) {
@@ -24,8 +26,8 @@ final class RankCoverageRule implements RunRule {
         }
         if (!outside.isEmpty()) {
             run.incomplete("the vLLM log has lines of rank(s) " + outside + " but the deployment has "
-                    + ev.layout().ranks() + " rank(s) (TP " + ev.layout().tp() + " x DP " + ev.layout().dp()
-                    + "); their figures are not in any ledger: check tp, dp and devices");
+                    + ev.layout().ranks() + " rank(s) here (" + ev.layout().sizes()
+                    + ", devices " + ev.layout().devices() + "); their figures are not in any ledger: check tp, dp, pp and devices");
         }
     }
 }

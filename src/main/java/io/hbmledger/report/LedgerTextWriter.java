@@ -49,7 +49,7 @@ public final class LedgerTextWriter {
         if (layout.model() != null) {
             dep.append(' ').append(layout.model());
         }
-        dep.append(layout.model() == null ? " TP " : "  TP ").append(layout.tp()).append("  DP ").append(layout.dp()).append("  devices ")
+        dep.append(layout.model() == null ? " TP " : "  TP ").append(layout.tp()).append(layout.pp() > 1 ? "  PP " + layout.pp() : "").append("  DP ").append(layout.dp()).append("  devices ")
                 .append(layout.devices()).append(layout.devicesGiven() ? "" : " (assumed)");
         out.println(dep);
         for (String r : ledger.incompleteReasons()) {

@@ -70,6 +70,33 @@ class MsprofAnalyzeTest {
     }
 
     @Test
+    void evidenceFilesWithoutAReadyInstantAreToldToGiveItWithInstant() throws Exception {
+        // was "(the run gives no ready instant (run.json moments.ready))": there is no run.json in this mode
+        JsonNode r = analyze(Corpus.file(MODULES).toString());
+        assertThat(detail(r, "msprof_timeline")).contains("(--instant ready=TIME)").doesNotContain("run.json");
+        assertThat(entry(r, "cann_runtime").get("note").asText()).contains("--instant ready=TIME").doesNotContain("run.json");
+    }
+
+    @Test
+    void aBadInstantIsRefusedNamingTheAcceptedNamesAndFormat() throws Exception {
+        // was: a note and exit 0 ("yesterday", a time without offset) or silence ("readyy")
+        String modules = Corpus.file(MODULES).toString();
+        for (String bad : List.of("ready=yesterday", "ready=2026-11-29T21:03:04", "readyy=2026-11-29T21:03:04Z")) {
+            CliRun r = CliRun.of("analyze", modules, "--instant", bad);
+            assertThat(r.exit()).as(bad).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).as(bad).contains("--instant " + bad + ": ")
+                    .contains("baseline, start, ready, load_start, load_end, after, stop")
+                    .contains("ISO-8601 with an offset or Z")
+                    .contains("e.g. --instant ready=2026-11-29T21:03:04.120+08:00");
+        }
+        assertThat(CliRun.of("analyze", modules, "--instant", "readyy=2026-11-29T21:03:04Z").err())
+                .contains("unknown instant name 'readyy'");
+        assertThat(CliRun.of("analyze", modules, "--instant", "ready=2026-11-29T21:03:04").err())
+                .contains("'2026-11-29T21:03:04' is not a time with an offset");
+    }
+
+    @Test
     void valuesAtTheReadyInstantNotTheWholeRunMaximum() throws Exception {
         JsonNode r = analyze("--instant", "ready=2025-01-09T07:48:03.870Z",
                 Corpus.file(MODULES).toString(), Corpus.file(RECORD).toString());

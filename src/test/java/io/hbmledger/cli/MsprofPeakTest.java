@@ -109,7 +109,7 @@ class MsprofPeakTest {
     void everyModuleSeriesHasAValueAtTheDevicePeak() throws Exception {
         Path x = exportA();
         MsprofEvidence m = MsprofLoader.load(List.of(new MsprofLoader.Item(x, "PROF_000001_A")),
-                Map.of("ready", T0 + 450_000L), "test", null, List.of());
+                Map.of("ready", T0 + 450_000L), "test", "--instant ready=TIME", null, List.of());
         MsprofSummary.DeviceMemory d = m.exports().get(0).summary().device("npu:0");
         String peak = MsprofEvidence.peakMoment("npu:0");
         // the device peak is k = 7 at T0 + 700 ms; the module sample before it is k = 7 (T0 + 698 ms)

@@ -43,7 +43,7 @@ class MsprofRulesTest {
         MsprofSummary sum = new MsprofSummary(List.of(), List.of(s), List.of(), List.of());
         Map<String, Integer> ids = rank == null ? Map.of() : Map.of("rank", Integer.parseInt(rank));
         return new MsprofEvidence(List.of(new MsprofEvidence.Export("PROF_1", "msprof", ids, sum)),
-                Map.of("ready", READY), "run.json moments.ready", "run", List.of());
+                Map.of("ready", READY), "run.json moments.ready", MsprofEvidence.RUN_JSON_READY, "run", List.of());
     }
 
     static Ledger ledger(MsprofEvidence m, List<Integer> devices) {
