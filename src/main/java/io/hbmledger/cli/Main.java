@@ -1,5 +1,12 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.collect.ArgumentException;
+import io.hbmledger.run.FileProblem;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -65,12 +72,58 @@ public final class Main implements Runnable {
         return newCommandLine();
     }
 
+    /**
+     * A path argument. Java decodes arguments and file names with the locale's charset
+     * (sun.jnu.encoding): under LANG=C that is ASCII, and a name such as "日本語" arrives as
+     * replacement characters that no Path can hold. Said in words, with the fix.
+     */
+    static Path path(String value) {
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            String encoding = System.getProperty("sun.jnu.encoding", Charset.defaultCharset().name());
+            boolean unmappable = value.indexOf('\uFFFD') >= 0 || !Charset.isSupported(encoding)
+                    || !Charset.forName(encoding).newEncoder().canEncode(value);
+            throw new CommandLine.TypeConversionException("'" + value + "' is not a usable path: "
+                    + (unmappable ? "it holds characters that this locale's file-name encoding (" + encoding
+                            + ", taken from LC_ALL / LC_CTYPE / LANG) cannot represent. Run under a UTF-8 locale, e.g."
+                            + " 'LC_ALL=C.UTF-8 hbm-ledger ...' ('locale -a' lists the installed ones; the ./hbm-ledger"
+                            + " launcher switches to C.UTF-8 by itself when the system has it)"
+                            : e.getReason()));
+        }
+    }
+
+    /**
+     * Exceptions a verb did not turn into a message itself: a bad argument found late
+     * ({@link ArgumentException}) and file-system failures on paths the user gave (a state
+     * directory, an output file) become one line naming the path and the reason, exit 2, instead
+     * of a stack trace. Anything else is a bug and keeps picocli's stack trace.
+     */
+    private static int failure(Exception ex, CommandLine where, CommandLine.ParseResult parsed) throws Exception {
+        String who = where.getCommandSpec().qualifiedName();
+        IOException io = ex instanceof IOException i ? i : ex instanceof UncheckedIOException u ? u.getCause() : null;
+        if (ex instanceof ArgumentException) {
+            where.getErr().println(who + ": " + ex.getMessage());
+        } else if (io != null) {
+            where.getErr().println(who + ": " + FileProblem.describe(io)
+                    + "; stopped there. Check that path (an option, an argument, --state-dir or $HBM_LEDGER_STATE)");
+        } else {
+            throw ex;
+        }
+        where.getErr().flush();
+        return EXIT_BAD_INPUT;
+    }
+
     private static CommandLine build(Collection<String> verbs) {
         CommandLine cl = new CommandLine(new Main());
         for (String verb : verbs) {
             cl.addSubcommand(verb, VERBS.get(verb).get());
         }
+        // after the verbs are added: picocli applies it to the commands present at this moment
+        cl.setHelpFactory(HelpText.FACTORY);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.registerConverter(Path.class, Main::path);
+        cl.setExecutionExceptionHandler(Main::failure);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println("hbm-ledger: " + ex.getMessage());

@@ -40,7 +40,17 @@ class LauncherTest {
 
     private static final String FAKE_JAVA = """
             #!/usr/bin/env bash
+            printf 'LC_ALL=%s LC_CTYPE=%s\\n' "${LC_ALL-unset}" "${LC_CTYPE-unset}" > "$FAKE_LOG/java_locale"
             echo "fake java $*"
+            """;
+
+    /** SIMULATOR of glibc's locale(1): the charmap of LC_ALL / LC_CTYPE / LANG, and $FAKE_LOCALES as the installed list. */
+    private static final String FAKE_LOCALE = """
+            #!/usr/bin/env bash
+            case "$1" in
+              charmap) case "${LC_ALL:-${LC_CTYPE:-${LANG:-C}}}" in *.UTF-8|*.utf8) echo UTF-8 ;; *) echo ANSI_X3.4-1968 ;; esac ;;
+              -a) printf '%s\\n' $FAKE_LOCALES ;;
+            esac
             """;
 
     @TempDir
@@ -58,6 +68,7 @@ class LauncherTest {
         bin = Files.createDirectories(dir.resolve("bin"));
         script(bin.resolve("mvn"), FAKE_MVN);
         script(bin.resolve("java"), FAKE_JAVA);
+        script(bin.resolve("locale"), FAKE_LOCALE);
     }
 
     private static void script(Path p, String text) throws IOException {
@@ -69,8 +80,15 @@ class LauncherTest {
     }
 
     private Run launch(boolean failBuild) throws Exception {
+        return launch(failBuild, java.util.Map.of("LANG", "C.UTF-8"), "C C.utf8 POSIX");
+    }
+
+    private Run launch(boolean failBuild, java.util.Map<String, String> locale, String installed) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(project.resolve("hbm-ledger").toString(), "--version")
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
+        pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
+        pb.environment().putAll(locale);
+        pb.environment().put("FAKE_LOCALES", installed);
         pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
         pb.environment().put("FAKE_LOG", dir.toString());
         pb.environment().put("MAVEN_OPTS", "-Xmx512m");
@@ -101,4 +119,24 @@ class LauncherTest {
                 .doesNotContain("\u001b");
         assertThat(r.out()).isEmpty();
     }
+
+    private String javaLocale() throws IOException {
+        return Files.readString(dir.resolve("java_locale")).strip();
+    }
+
+    @Test
+    void underANonUtf8LocaleJavaRunsUnderCUtf8WhenTheSystemHasIt() throws Exception {
+        // Java takes the file-name encoding from the locale: LC_ALL=C made "日本語" unusable as a path
+        assertThat(launch(false, java.util.Map.of("LC_ALL", "C"), "C C.utf8 POSIX").exit()).isZero();
+        assertThat(javaLocale()).isEqualTo("LC_ALL=C.utf8 LC_CTYPE=unset");
+        // LANG=C alone: only the character type is changed, as Python's PEP 538 does
+        assertThat(launch(false, java.util.Map.of("LANG", "C"), "C C.UTF-8 POSIX").exit()).isZero();
+        assertThat(javaLocale()).isEqualTo("LC_ALL=unset LC_CTYPE=C.UTF-8");
+        // a UTF-8 locale is left alone, and so is a system without C.UTF-8
+        launch(false, java.util.Map.of("LANG", "en_US.UTF-8"), "C C.utf8 POSIX en_US.utf8");
+        assertThat(javaLocale()).isEqualTo("LC_ALL=unset LC_CTYPE=unset");
+        launch(false, java.util.Map.of("LC_ALL", "C"), "C POSIX");
+        assertThat(javaLocale()).isEqualTo("LC_ALL=C LC_CTYPE=unset");
+    }
 }
+
