@@ -270,9 +270,10 @@ public final class ExecCommand implements Runnable {
         @Override
         public Integer call() throws IOException {
             Executions ex = state.executions();
+            List<ExecutionRecord> all = ex.store().list();   // a damaged record stops the list before its heading
             PrintWriter out = spec.commandLine().getOut();
             out.printf("%-28s %-10s %-6s %-8s %-30s %s%n", "ID", "STATE", "ALIVE", "PORT", "STARTED", "MODEL");
-            for (ExecutionRecord r : ex.store().list()) {
+            for (ExecutionRecord r : all) {
                 out.printf("%-28s %-10s %-6s %-8d %-30s %s%n", r.id(), r.state(), ex.alive(r) ? "yes" : "no", r.port(),
                         r.started(), r.model());
             }

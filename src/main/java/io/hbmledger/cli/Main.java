@@ -1,6 +1,7 @@
 package io.hbmledger.cli;
 
 import io.hbmledger.collect.ArgumentException;
+import io.hbmledger.collect.CollectException;
 import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -95,14 +96,15 @@ public final class Main implements Runnable {
 
     /**
      * Exceptions a verb did not turn into a message itself: a bad argument found late
-     * ({@link ArgumentException}) and file-system failures on paths the user gave (a state
+     * ({@link ArgumentException}) or another {@link CollectException}, and file-system failures on paths the user gave (a state
      * directory, an output file) become one line naming the path and the reason, exit 2, instead
      * of a stack trace. Anything else is a bug and keeps picocli's stack trace.
      */
     private static int failure(Exception ex, CommandLine where, CommandLine.ParseResult parsed) throws Exception {
         String who = where.getCommandSpec().qualifiedName();
         IOException io = ex instanceof IOException i ? i : ex instanceof UncheckedIOException u ? u.getCause() : null;
-        if (ex instanceof ArgumentException) {
+        if (ex instanceof CollectException) {
+            // a bad argument found late (ArgumentException), a damaged execution record, ...: the message says what to do
             where.getErr().println(who + ": " + ex.getMessage());
         } else if (io != null) {
             where.getErr().println(who + ": " + FileProblem.describe(io)

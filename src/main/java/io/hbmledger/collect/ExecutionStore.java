@@ -110,7 +110,20 @@ public final class ExecutionStore {
         if (!Files.isRegularFile(f)) {
             return Optional.empty();
         }
-        return Optional.of(Json.MAPPER.readValue(f.toFile(), ExecutionRecord.class));
+        return Optional.of(read(f));
+    }
+
+    /** One execution.json; a damaged one is named with what to do instead of Jackson's text. */
+    private static ExecutionRecord read(Path f) throws IOException {
+        try {
+            return Json.MAPPER.readValue(f.toFile(), ExecutionRecord.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+            throw new CollectException(f + (at == null || at.getLineNr() < 1 ? "" : ":" + at.getLineNr())
+                    + ": not a readable execution record (" + ExecutionRecord.SCHEMA + "): " + e.getOriginalMessage().lines().findFirst().orElse("")
+                    + "; it was not written by this version of hbm-ledger, or was cut short. Move that execution's directory out of "
+                    + f.getParent().getParent() + " (its server, if still running, must then be stopped by hand)", e);
+        }
     }
 
     /** The record, or an exception naming the state directory and how to list what is there. */
@@ -128,7 +141,7 @@ public final class ExecutionStore {
             for (Path d : dirs.sorted().toList()) {
                 Path f = d.resolve(ExecutionRecord.FILE);
                 if (Files.isRegularFile(f)) {
-                    out.add(Json.MAPPER.readValue(f.toFile(), ExecutionRecord.class));
+                    out.add(read(f));
                 }
             }
         }

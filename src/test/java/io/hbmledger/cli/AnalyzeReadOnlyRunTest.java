@@ -84,4 +84,27 @@ class AnalyzeReadOnlyRunTest {
             assertThat(left.map(f -> f.getFileName().toString())).containsExactlyInAnyOrder("run.json", "evidence", "report.json");
         }
     }
+
+    @Test
+    void anUnreadableRunJsonIsOneLineAndExitTwoNotAStackTrace() throws Exception {
+        // an IOException no verb turns into a message itself reaches Main's handler
+        run = Files.createDirectories(tmp.resolve("locked"));
+        Files.copy(Path.of("examples/a3-llama3.1-8b-eagle3/run.json"), run.resolve("run.json"));
+        Files.setPosixFilePermissions(run.resolve("run.json"), PosixFilePermissions.fromString("---------"));
+        Process probe = new ProcessBuilder(unprivileged(List.of("cat", run.resolve("run.json").toString()))).start();
+        assertThat(probe.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        Assumptions.assumeTrue(probe.exitValue() != 0, "mode bits are not enforced here (no setpriv capability drop)");
+        List<String> cmd = unprivileged(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hbmledger.cli.Main", "analyze", run.toString()));
+        Process p = new ProcessBuilder(cmd).redirectOutput(tmp.resolve("out.txt").toFile())
+                .redirectError(tmp.resolve("err.txt").toFile()).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String err = Files.readString(tmp.resolve("err.txt"), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(err).isEqualTo(2);
+        assertThat(err).isEqualTo("hbm-ledger analyze: " + run.resolve("run.json") + ": permission denied (this user lacks the"
+                + " permission: run as the owner, change the permissions, or choose another place); stopped there. Check that path"
+                + " (an option, an argument, --state-dir or $HBM_LEDGER_STATE)\n");
+        Files.setPosixFilePermissions(run.resolve("run.json"), PosixFilePermissions.fromString("rw-r--r--"));
+    }
 }
+

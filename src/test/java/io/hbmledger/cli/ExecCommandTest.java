@@ -135,5 +135,15 @@ class ExecCommandTest {
                     .doesNotContain("Exception").doesNotContain("\tat ");
         }
     }
+
+    @Test
+    void aDamagedExecutionRecordIsNamedNotAStackTrace() throws Exception {
+        java.nio.file.Path bad = java.nio.file.Files.createDirectories(tmp.resolve("state").resolve("exec-bad"));
+        java.nio.file.Files.writeString(bad.resolve("execution.json"), "{\"schema\": 1,\n");
+        assertThat(run("exec", "list", "--state-dir", tmp.resolve("state").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("hbm-ledger exec list: " + bad.resolve("execution.json") + ":2: not a readable execution record")
+                .contains("Move that execution's directory out of " + tmp.resolve("state")).doesNotContain("\tat ");
+        assertThat(out.toString()).isEmpty();
+    }
 }
 
