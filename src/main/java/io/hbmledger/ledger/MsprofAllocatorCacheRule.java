@@ -19,11 +19,11 @@ final class MsprofAllocatorCacheRule implements DeviceRule {
         if (!m.present() || !"ready".equals(d.moment) || m.readyUs().isEmpty() || d.hasKnown(Component.ALLOCATOR_CACHE)) {
             return;
         }
-        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
-        if (matches.isEmpty()) {
+        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.first(ev, d);
+        if (match.isEmpty()) {
             return;
         }
-        MsprofSummary.DeviceMemory dm = matches.get(0).export().summary().device(matches.get(0).key());
+        MsprofSummary.DeviceMemory dm = match.get().memory();
         Optional<MsprofSummary.MemoryRecordComponent> pta = dm.record("PTA");
         if (pta.isEmpty() || pta.get().allocated() == null || pta.get().reserved() == null) {
             return;

@@ -25,6 +25,11 @@ final class MsprofDeviceMap {
 
     /** One msprof device of one export tied to a logical device. */
     record Match(MsprofEvidence.Export export, String key, String how, boolean reconciled) {
+
+        /** What the export says of this device. */
+        io.hbmledger.evidence.msprof.MsprofSummary.DeviceMemory memory() {
+            return export.summary().device(key);
+        }
     }
 
     /** An msprof device that no device of the deployment matches. */
@@ -78,6 +83,15 @@ final class MsprofDeviceMap {
 
     private void add(int device, Match m) {
         byDevice.computeIfAbsent(device, k -> new ArrayList<>()).add(m);
+    }
+
+    /**
+     * The msprof device that stands for the draft's device (the first match: several are
+     * reported by {@link MsprofDeviceCheck}), or empty when the run has no msprof data for it.
+     */
+    static java.util.Optional<Match> first(EvidenceSet ev, DeviceDraft d) {
+        List<Match> matches = of(ev.msprof(), ev.layout()).matches(d.logicalDevice);
+        return matches.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(matches.get(0));
     }
 
     List<Match> matches(int logicalDevice) {

@@ -29,11 +29,11 @@ final class MsprofModulesRule implements DeviceRule {
         if (!m.present() || !"ready".equals(d.moment)) {
             return;
         }
-        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
-        if (matches.isEmpty()) {
+        Optional<MsprofDeviceMap.Match> first = MsprofDeviceMap.first(ev, d);
+        if (first.isEmpty()) {
             return;
         }
-        MsprofDeviceMap.Match match = matches.get(0);
+        MsprofDeviceMap.Match match = first.get();
         MsprofSummary.DeviceMemory dm = match.export().summary().device(match.key());
         if (dm.modules().isEmpty()) {
             return;

@@ -3,8 +3,8 @@ package io.hbmledger.ledger;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofWindowPeak;
-import java.util.List;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -61,11 +61,11 @@ final class MsprofPeakRule implements DeviceRule {
         if (!m.present() || !"ready".equals(d.moment)) {
             return;
         }
-        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
-        if (matches.isEmpty()) {
+        Optional<MsprofDeviceMap.Match> first = MsprofDeviceMap.first(ev, d);
+        if (first.isEmpty()) {
             return;
         }
-        MsprofDeviceMap.Match match = matches.get(0);
+        MsprofDeviceMap.Match match = first.get();
         MsprofSummary.DeviceMemory dm = match.export().summary().device(match.key());
         Optional<MsprofSeries> devSeries = dm.wholeDevice();
         if (devSeries.isEmpty()) {

@@ -24,11 +24,11 @@ final class MsprofReadySampleCheck implements DeviceRule {
         if (!m.present() || !"ready".equals(d.moment) || m.readyUs().isEmpty()) {
             return;
         }
-        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
-        if (matches.isEmpty()) {
+        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.first(ev, d);
+        if (match.isEmpty()) {
             return;
         }
-        MsprofSummary.DeviceMemory dm = matches.get(0).export().summary().device(matches.get(0).key());
+        MsprofSummary.DeviceMemory dm = match.get().memory();
         List<String> stale = new ArrayList<>();
         List<String> fresh = new ArrayList<>();
         read(m, "npu_mem Device", dm.wholeDevice(), stale, fresh);

@@ -2,7 +2,6 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -19,11 +18,11 @@ final class MsprofUsedRule implements DeviceRule {
         if (!m.present() || !"ready".equals(d.moment) || m.readyUs().isEmpty()) {
             return;
         }
-        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
-        if (matches.isEmpty()) {
+        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.first(ev, d);
+        if (match.isEmpty()) {
             return;
         }
-        MsprofSummary.DeviceMemory dm = matches.get(0).export().summary().device(matches.get(0).key());
+        MsprofSummary.DeviceMemory dm = match.get().memory();
         Optional<MsprofSeries> dev = dm.wholeDevice();
         if (dev.isEmpty()) {
             return;
@@ -35,7 +34,7 @@ final class MsprofUsedRule implements DeviceRule {
         long v = r.get().bytes();
         if (!d.used.known()) {
             d.used = new DeviceLedger.Amount(v, r.get().source(),
-                    "msprof npu_mem Device (whole device HBM) of " + matches.get(0).key() + ", " + r.get().note());
+                    "msprof npu_mem Device (whole device HBM) of " + match.get().key() + ", " + r.get().note());
             return;
         }
         long diff = v - d.used.bytes();
