@@ -327,4 +327,20 @@ class AttributionTest {
         assertThat(base.note()).contains("first of 2 idle samples, which range 3.33 GiB to 3.34 GiB")
                 .contains("WARNING: the idle sample(s) list 1 process(es)");
     }
+
+    /** A ready sample and nothing else: the sum check must not present "0.00 GiB" as a sum of known lines. */
+    @Test
+    void nothingKnownToCountIsNotASumOfZero() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
+        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        DeviceLedger d = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
+        // 40000 MiB = 41943040000 B = 39.06 GiB, all of it residual
+        assertThat(d.residualBytes()).isEqualTo(40000 * MIB);
+        Check c = check(d, Check.LEDGER_SUM_VS_USED);
+        assertThat(c.status()).isEqualTo(Check.Status.SKIPPED);
+        assertThat(c.detail()).isEqualTo("no ledger line is known at ready, so nothing explains used 39.06 GiB; "
+                + "the residual is all of it").doesNotContain("0.00");
+    }
 }
