@@ -65,8 +65,13 @@ public final class DeviceLocks implements AutoCloseable {
         }
     }
 
+    /**
+     * Releases every lock, once. Synchronized: on SIGINT the interrupt thread and the collection's
+     * own thread can both clean up at the same time (seen: a ConcurrentModificationException that
+     * cut the interrupt message short, during phase stop).
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (FileLock l : locks) {
             try {
                 l.release();
