@@ -264,6 +264,19 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         + "hbm-ledger: no ledger written: fix or remove the files above");
             }
         }
+        if (tagged.stream().noneMatch(t -> t.o().isBytes()) && msprof.exports().stream()
+                .allMatch(e -> e.summary().series().isEmpty() && e.summary().operators().isEmpty())) {
+            // msprof files were named but none held a memory row (header only, damaged, or an
+            // export without memory tables): the same refusal as for files without figures
+            throw new BadInput("nothing to attribute: no file of the run holds a memory figure ("
+                    + String.join(", ", infos.stream().map(EvidenceSet.FileInfo::file).toList())
+                    + "; the msprof files hold no memory rows"
+                    + (msprof.exports().stream().anyMatch(e -> !e.summary().warnings().isEmpty())
+                            ? ": " + String.join("; ", msprof.exports().stream()
+                                    .flatMap(e -> e.summary().warnings().stream()).limit(3).toList()) : "")
+                    + "); add an npu-smi / nvidia-smi sample, a vLLM log with its memory lines, or an msprof export"
+                    + " with npu_mem / npu_module_mem / memory_record data");
+        }
         EvidenceSet ev = new EvidenceSet(tagged, infos, layout, checkpoint, msprof, startFailure(runDir));
         Ledger ledger = Attribution.standard().attribute(ev);
         if (runDir != null) {

@@ -38,7 +38,8 @@ final class LedgerSumCheck implements DeviceRule {
             detail += "; the entries exceed used: a figure is counted twice or comes from another moment";
         } else {
             s = Check.Status.WARN;
-            detail += "; more than 2% of capacity is unexplained";
+            detail += d.capacity.known() ? "; more than 2% of capacity is unexplained"
+                    : "; more than 2% of used is unexplained (capacity unknown)";
         }
         d.check(new Check(Check.LEDGER_SUM_VS_USED, s, detail));
     }

@@ -38,8 +38,24 @@ final class ResidualRule implements DeviceRule {
                             : "HCCL buffers, CANN runtime workspace")
                     + ", non-torch memory, rounding of vLLM's printed figures";
         } else {
-            d.residualNote = "used minus the counted entries: driver growth since baseline, "
-                    + (Accelerator.gpu(ev) ? "NCCL, the CUDA context" : "HCCL, CANN runtime") + ", other processes, rounding";
+            // say only what the residual can really hold: a measured line (HCCL from msprof, the
+            // baseline) is not in it, and a line that is unknown here is in it whole
+            java.util.List<String> in = new java.util.ArrayList<>();
+            in.add(d.hasKnownCounted(Component.DRIVER_BASELINE) ? "driver growth since baseline" : "the driver baseline");
+            if (!splitByProfiler) {
+                in.add(Accelerator.gpu(ev) ? "NCCL, the CUDA context" : "HCCL, CANN runtime");
+            }
+            in.add("other processes");
+            in.add("rounding");
+            java.util.List<String> unknown = new java.util.ArrayList<>();
+            for (String c : java.util.List.of(Component.WEIGHTS, Component.KV_CACHE, Component.GRAPH_POOL)) {
+                if (d.get(c).map(e -> !e.known()).orElse(false)) {
+                    unknown.add(c);
+                }
+            }
+            d.residualNote = "used minus the counted entries: " + String.join(", ", in)
+                    + (unknown.isEmpty() ? "" : "; and all of " + String.join(", ", unknown)
+                            + " that is resident, as those lines are unknown here");
         }
     }
 }

@@ -206,4 +206,18 @@ class MsprofAnalyzeTest {
         }
         return "";
     }
+
+    /**
+     * The corpus msprof_0.db holds only NPU_OP_MEM (494 rows, not read: no contract quantity) and
+     * no memory table: named alone, it gives nothing to attribute, so exit 2 as for a vLLM log
+     * without memory lines (QA: it gave exit 0 and a ledger of unknowns).
+     */
+    @Test
+    void anMsprofFileWithoutMemoryRowsAloneIsNothingToAttribute() {
+        CliRun r = CliRun.of("analyze", Corpus.file("msprof/msinsight_full_db_msprof_0.db").toString(), "--no-write");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("nothing to attribute", "the msprof files hold no memory rows",
+                "no memory table (NPU_MEM, NPU_MODULE_MEM, MEMORY_RECORD, OP_MEMORY) in this database");
+        assertThat(r.out()).isEmpty();
+    }
 }

@@ -343,4 +343,27 @@ class AttributionTest {
         assertThat(c.detail()).isEqualTo("no ledger line is known at ready, so nothing explains used 39.06 GiB; "
                 + "the residual is all of it").doesNotContain("0.00");
     }
+
+    /**
+     * used known, capacity not, only vLLM's weights line counted: the residual note must say the
+     * unknown lines are inside it, and the sum check must not speak of a capacity it lacks.
+     */
+    @Test
+    void residualNamesTheUnknownLinesAndTheCheckUsesUsedWithoutCapacity() {
+        file("ready.txt", "npu-smi-info", Moment.READY);
+        file("serve.log", "vllm-log", Moment.STARTUP);
+        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
+        obs.add(new TaggedObservation(Observation.bytes("weights", 8L << 30, 20, "8.0 GiB").withProcess("Worker_TP0 pid=1"),
+                "serve.log", "vllm-log", Moment.STARTUP, 0, null));
+        DeviceLedger d = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
+        // 40000 MiB - 8192 MiB = 31808 MiB
+        assertThat(d.residualBytes()).isEqualTo(31808 * MIB);
+        assertThat(d.residualNote()).startsWith("used minus the counted entries: the driver baseline, HCCL, CANN runtime")
+                .contains("all of kv_cache, graph_pool that is resident, as those lines are unknown here")
+                .doesNotContain("driver growth");
+        Check c = check(d, Check.LEDGER_SUM_VS_USED);
+        assertThat(c.status()).isEqualTo(Check.Status.WARN);
+        assertThat(c.detail()).contains("more than 2% of used is unexplained (capacity unknown)").doesNotContain("of capacity");
+    }
 }
