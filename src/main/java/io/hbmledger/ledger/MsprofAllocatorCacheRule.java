@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +17,7 @@ final class MsprofAllocatorCacheRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
-        if (!m.present() || !"ready".equals(d.moment) || m.readyUs().isEmpty() || d.hasKnown(Component.ALLOCATOR_CACHE)) {
+        if (!m.present() || !"ready".equals(d.moment) || d.hasKnown(Component.ALLOCATOR_CACHE)) {
             return;
         }
         Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.first(ev, d);
@@ -28,9 +29,21 @@ final class MsprofAllocatorCacheRule implements DeviceRule {
         if (pta.isEmpty() || pta.get().allocated() == null || pta.get().reserved() == null) {
             return;
         }
+        // memory_record was read, so a missing line would read as "no cache": say why it is unknown.
+        // No fallback to the maxima: the largest reserved and the largest allocated are rarely of
+        // the same moment, so their difference is no cache size at all.
+        String what = "torch_npu caching allocator (memory_record PTA, reserved - allocated at ready): ";
+        if (m.readyUs().isEmpty()) {
+            d.putIfAbsent(Entry.unknown(Component.ALLOCATOR_CACHE, what + "needs the ready instant ("
+                    + m.readyHow() + ")"));
+            return;
+        }
         Optional<MsprofReading> a = MsprofReading.at(m, pta.get().allocated(), "ready", "ready", true);
         Optional<MsprofReading> r = MsprofReading.at(m, pta.get().reserved(), "ready", "ready", true);
         if (a.isEmpty() || r.isEmpty()) {
+            MsprofSeries missing = r.isEmpty() ? pta.get().reserved() : pta.get().allocated();
+            d.putIfAbsent(Entry.unknown(Component.ALLOCATOR_CACHE, what + "no value at ready: "
+                    + MsprofReading.whyNot(missing, m.readyUs().get(), "ready")));
             return;
         }
         long cache = r.get().bytes() - a.get().bytes();

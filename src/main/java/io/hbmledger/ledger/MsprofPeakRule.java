@@ -82,7 +82,7 @@ final class MsprofPeakRule implements DeviceRule {
         String what;
         if (ready == null) {
             what = "highest whole-device HBM sample (msprof npu_mem Device, " + match.key() + ", " + dev.samples()
-                    + " samples), at " + when + "; the run gives no ready instant to place it";
+                    + " samples), at " + when + "; the run gives no ready instant (" + m.readyHow() + ") to place it";
         } else if (peak.underLoad()) {
             what = "highest whole-device HBM sample at or after ready (msprof npu_mem Device, " + match.key() + ", "
                     + dev.samples() + " samples in the run), at " + when + startUp(m, dm, dev, peak);
@@ -94,7 +94,10 @@ final class MsprofPeakRule implements DeviceRule {
                     : " (the maximum after ready was not read)");
         }
         d.put(new Entry(DEVICE_PEAK, peak.bytes(), Confidence.MEASURED, List.of(peak.source()),
-                what + modules.map(x -> "; " + x.held()).orElse("") + coarse + "; not resident at ready, so not in the sum",
+                what + modules.map(x -> "; " + x.held()).orElse("") + coarse
+                        // without a ready instant nothing says whether the maximum was resident at ready
+                        + (ready == null ? "; the whole run's maximum, not a figure at ready, so not in the sum"
+                        : "; not resident at ready, so not in the sum"),
                 "peak", false, null));
         if (ready == null) {
             d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "needs the ready instant (" + m.readyHow() + ") to subtract the device's usage at ready from its peak"));
@@ -118,12 +121,16 @@ final class MsprofPeakRule implements DeviceRule {
         String grew = modules.flatMap(MsprofPeakModules::grew).map(x -> "; " + x).orElse("");
         String old = atReady.get().stale() ? "; the device at ready was " + atReady.get().note()
                 + ", so the growth may include what start-up added after that sample" : "";
+        // vLLM's figure is named only when the ledger has it: with msprof alone there is none to set beside
+        String beside = d.get(Component.ACTIVATION_PEAK).filter(Entry::known)
+                .map(e -> "; beside vLLM's start-up profile figure (activation_peak, " + e.confidence().jsonName() + ")")
+                .orElse("");
         String none = act > 0 ? "" : "; no sample after ready is above the value at ready: the device did not grow under"
                 + " load while it was profiled (was the workload inside the profiled window?)";
         // peak minus the value at ready: two readings, one difference, so inferred
         d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
-                        + app + grew + "); beside vLLM's start-up profile figure (activation_peak, reported)" + old + none + coarse
+                        + app + grew + ")" + beside + old + none + coarse
                         + "; not resident at ready, so not in the sum",
                 "peak", false, "device peak after ready " + peak.bytes() + " B at " + MsprofReading.time(ts)
                         + " - device at ready " + r + " B = " + act + " B (" + Units.gibOrMib(act) + ")"));

@@ -2,6 +2,8 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.msprof.MsprofOperatorTotals;
 import io.hbmledger.evidence.msprof.MsprofSeries;
+import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.evidence.msprof.MsprofTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -57,7 +59,7 @@ final class MsprofRunRule implements RunRule {
             }
         }
         if (m.readyFrom() != null && m.readyUs().isPresent()) {
-            run.note("msprof values at ready are taken at " + MsprofReading.time(m.readyUs().get()) + " (" + m.readyFrom() + ")");
+            run.note(readyNote(m));
         }
         List<String> warnings = new ArrayList<>(m.warnings());
         m.exports().forEach(e -> warnings.addAll(e.summary().warnings()));
@@ -67,6 +69,44 @@ final class MsprofRunRule implements RunRule {
         if (warnings.size() > 10) {
             run.note("msprof: " + (warnings.size() - 10) + " more warnings (see hbm-ledger evidence)");
         }
+    }
+
+    /**
+     * What the msprof lines really read at ready. A ready instant outside the profiled window
+     * leaves the sampled series (npu_mem, npu_module_mem) at their maxima, while memory_record,
+     * written at each allocation and free, still has a last row before it: the note must not say
+     * "taken at ready" for lines that are not. The series each device's msprof_timeline check
+     * judges decides it, so the note and the checks agree.
+     */
+    private static String readyNote(MsprofEvidence m) {
+        String at = MsprofReading.time(m.readyUs().get()) + " (" + m.readyFrom() + ")";
+        int inside = 0;
+        int outside = 0;
+        for (MsprofEvidence.Export e : m.exports()) {
+            for (String dev : e.summary().devices()) {
+                MsprofSummary.DeviceMemory dm = e.summary().device(dev);
+                MsprofSeries timed = dm.wholeDevice().orElse(dm.modules().isEmpty() ? null : dm.modules().values().iterator().next());
+                if (timed == null || timed.firstTimestampUs() == null) {
+                    continue;
+                }
+                if (MsprofReading.at(m, timed, "ready", "ready").isPresent()) {
+                    inside++;
+                } else {
+                    outside++;
+                }
+            }
+        }
+        if (outside == 0) {
+            return "msprof values at ready are taken at " + at;
+        }
+        String sampled = "npu_mem and npu_module_mem lines show maxima over the profiled window instead (see each"
+                + " device's msprof_timeline check)";
+        boolean events = m.exports().stream().anyMatch(e -> e.summary().tables().contains(MsprofTable.MEMORY_RECORD));
+        return inside == 0
+                ? "ready is " + at + ", outside every msprof export's profiled window: the " + sampled
+                        + (events ? "; memory_record, written at each allocation and free, is read at its last row before ready" : "")
+                : "msprof values at ready are taken at " + at + " where the profiled window covers it; elsewhere the "
+                        + sampled;
     }
 
     private static ProcessLevelEntry entry(MsprofEvidence m, MsprofSeries s, String scope) {

@@ -1,5 +1,6 @@
 package io.hbmledger.run;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,11 +20,27 @@ final class RunJson {
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
     {
-        // "tp": "2" or "tp": 2.5 is a typing mistake, not a count: Jackson would coerce both
-        // silently, so integer fields take JSON integers only.
+        // docs/run.schema.json gives each field one JSON type, and Jackson's default coercions
+        // would let a typing mistake through only when it happens to look right: "tp": "2",
+        // "tp": 2.5, "gpu_memory_utilization": "0.8", "ep": "true" or 1, "moment": 3 were read
+        // while "abc" was refused. Every field takes its own JSON type only.
         mapper.coercionConfigFor(LogicalType.Integer)
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Float)
+                .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Boolean)
+                .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Textual)
+                .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        // "tp": 2, "tp": 1 would run as TP 1 without a word (last one wins); refuse the file instead
+        mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     }
 
     RunManifest parse(byte[] json) throws IOException {

@@ -29,6 +29,15 @@ final class RunJsonError {
         int line = loc == null ? 0 : Math.max(loc.getLineNr(), 0);
         int column = loc == null ? 0 : Math.max(loc.getColumnNr(), 0);
         StreamReadException syntax = syntaxError(e);
+        String duplicate = syntax == null ? null : duplicateKey(syntax);
+        if (duplicate != null) {
+            JsonLocation at = syntax.getLocation() != null ? syntax.getLocation() : loc;
+            String where = duplicateParent(syntax);
+            return new RunFileException(shown, at == null ? 0 : Math.max(at.getLineNr(), 0),
+                    at == null ? 0 : Math.max(at.getColumnNr(), 0),
+                    (where.isEmpty() ? "the top level" : where) + ": the key \"" + duplicate + "\" is given twice"
+                            + " (JSON readers differ on which one wins); keep the one you mean and delete the other");
+        }
         if (syntax != null || !(e instanceof JsonMappingException m)) {
             // not JSON at all: Jackson's first sentence says what it met, and where
             JsonProcessingException p = syntax != null ? syntax : e;
@@ -59,6 +68,31 @@ final class RunJsonError {
             }
         }
         return null;
+    }
+
+    /** The key STRICT_DUPLICATE_DETECTION refused ("Duplicate field 'tp'"), or null for another syntax error. */
+    private static String duplicateKey(StreamReadException s) {
+        java.util.regex.Matcher dup = java.util.regex.Pattern.compile("^Duplicate (?:field|Object property) '(.*)'")
+                .matcher(s.getOriginalMessage() == null ? "" : s.getOriginalMessage());
+        return dup.find() ? dup.group(1) : null;
+    }
+
+    /** The object holding the duplicate key, written like {@link #path}: the parser stops inside it. */
+    private static String duplicateParent(StreamReadException s) {
+        com.fasterxml.jackson.core.JsonParser p = s.getProcessor();
+        if (p == null || p.getParsingContext() == null || p.getParsingContext().getParent() == null) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder();
+        java.util.Deque<String> steps = new java.util.ArrayDeque<>();
+        for (com.fasterxml.jackson.core.JsonStreamContext c = p.getParsingContext().getParent(); c != null && !c.inRoot();
+                c = c.getParent()) {
+            steps.push(c.inArray() ? "[" + c.getCurrentIndex() + "]" : c.getCurrentName());
+        }
+        for (String step : steps) {
+            b.append(step.startsWith("[") || b.length() == 0 ? "" : ".").append(step);
+        }
+        return b.toString();
     }
 
     /** deployment.devices[1], evidence[0].rank: the path as a reader of run.json writes it. */

@@ -121,6 +121,54 @@ class MsprofAnalyzeTest {
     }
 
     @Test
+    void memoryRecordWithoutAReadyValueGivesAnUnknownAllocatorCacheLineSayingWhy() throws Exception {
+        // was: no allocator_cache line at all, which reads as "no cache"
+        JsonNode r = analyze(Corpus.file(RECORD).toString());
+        JsonNode cache = entry(r, "allocator_cache");
+        assertThat(cache.get("confidence").asText()).isEqualTo("unknown");
+        assertThat(cache.get("bytes").isNull()).isTrue();
+        assertThat(cache.get("note").asText()).contains("memory_record PTA", "needs the ready instant (--instant ready=TIME)");
+        assertThat(r.get("incomplete_reasons").toString()).containsPattern("ledger lines without evidence: [^\"]*allocator_cache");
+        // memory_record's first row is at 1736408883573957.920 us = 2025-01-09T07:48:03.573957Z: 07:00 is before it
+        JsonNode early = analyze("--instant", "ready=2025-01-09T07:00:00Z", Corpus.file(RECORD).toString());
+        assertThat(entry(early, "allocator_cache").get("confidence").asText()).isEqualTo("unknown");
+        assertThat(entry(early, "allocator_cache").get("note").asText()).contains("no value at ready", "is before the first sample");
+    }
+
+    @Test
+    void aReadyOutsideTheWindowIsNotCalledTheInstantTheValuesAreTakenAt() throws Exception {
+        // was: "msprof values at ready are taken at 2025-01-09T09:00:00Z" while msprof_timeline said
+        // the lines fall back to maxima (npu_module_mem's last sample is 07:48:03.907443Z)
+        JsonNode r = analyze("--instant", "ready=2025-01-09T09:00:00Z", Corpus.file(MODULES).toString());
+        assertThat(r.get("notes").toString()).doesNotContain("msprof values at ready are taken at")
+                .contains("ready is 2025-01-09T09:00:00Z (--instant ready), outside every msprof export's profiled window:"
+                        + " the npu_mem and npu_module_mem lines show maxima over the profiled window instead")
+                .doesNotContain("memory_record");
+        assertThat(entry(r, "cann_runtime").get("note").asText()).contains("maximum over the profiled window");
+        // inside the window the note is as before
+        JsonNode in = analyze("--instant", "ready=2025-01-09T07:48:03.870Z", Corpus.file(MODULES).toString());
+        assertThat(in.get("notes").toString()).contains("msprof values at ready are taken at 2025-01-09T07:48:03.870Z (--instant ready)");
+    }
+
+    @Test
+    void peakNotesSayOnlyWhatTheRunHolds() throws Exception {
+        String db = Corpus.file("msprof/msinsight_level1_rank0_ascend_pytorch_profiler_0.db").toString();
+        // no ready instant: nothing says whether the maximum (rowid 18) was resident at ready
+        JsonNode none = analyze(db);
+        assertThat(entry(none, "device_peak").get("note").asText())
+                .contains("the whole run's maximum, not a figure at ready, so not in the sum").doesNotContain("not resident at ready");
+        // no vLLM log: no vLLM figure to set the growth beside (was "beside vLLM's start-up profile figure")
+        JsonNode msprofOnly = analyze("--instant", "ready=2025-01-09T08:16:16.300Z", db);
+        assertThat(entry(msprofOnly, "activation_peak_under_load").get("note").asText()).doesNotContain("vLLM");
+        assertThat(entry(msprofOnly, "device_peak").get("note").asText()).contains("not resident at ready, so not in the sum");
+        // a log with a reported activation peak (1.26GiB on its line 20; the log is there only for that line)
+        JsonNode withLog = analyze("--instant", "ready=2025-01-09T08:16:16.300Z", db,
+                Corpus.file("vllm-log/vllm-pr10511_memory_profiling_results_table_truncated.log").toString());
+        assertThat(entry(withLog, "activation_peak_under_load").get("note").asText())
+                .contains("beside vLLM's start-up profile figure (activation_peak, reported)");
+    }
+
+    @Test
     void sqliteTwinGivesTheSameHccl() throws Exception {
         JsonNode r = analyze(Corpus.file("msprof/msinsight_level1_rank0_ascend_pytorch_profiler_0.db").toString());
         assertThat(entry(r, "hccl").get("bytes").asLong()).isEqualTo(423690240L);

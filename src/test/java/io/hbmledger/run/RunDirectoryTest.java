@@ -129,6 +129,63 @@ class RunDirectoryTest {
     }
 
     @Test
+    void aQuotedNumberOrBooleanIsRefusedLikeAnyOtherTypeError() throws Exception {
+        // docs/run.schema.json types gpu_memory_utilization as number and ep as boolean; Jackson
+        // read "0.8" as 0.8 while "abc" was refused, so a typing mistake passed when it looked numeric
+        Path dir = run("{\"schema\": \"hbm-ledger/run/1\",\n  \"deployment\": {\"gpu_memory_utilization\": \"0.8\"}}");
+        // column 44, where "0.8" starts: 2 spaces + "deployment": {"gpu_memory_utilization":  (12+2+1+24+2) = 43 characters before it
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:2:44: deployment.gpu_memory_utilization: expected a number without quotes (e.g. 0.9), found the string \"0.8\"");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\",\n  \"deployment\": {\"ep\": \"true\"}}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:2:24: deployment.ep: expected true or false without quotes, found the string \"true\"");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\",\n  \"deployment\": {\"ep\": 1}}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:2:24: deployment.ep: expected true or false without quotes, found the integer 1");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\",\n  \"deployment\": {\"server_pids\": [\"77\"]}}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("deployment.server_pids[0]: expected a whole number without quotes")
+                .hasMessageContaining("found the string \"77\"");
+    }
+
+    @Test
+    void aNumberWhereAStringBelongsIsATypeErrorNotAQuotedValue() throws Exception {
+        // was: 'has moment "3"' and 'found "1"': the number shown as if the file had quoted it, no column
+        Path dir = run("{\"schema\": \"hbm-ledger/run/1\",\n\"evidence\": [{\"file\": \"x\", \"moment\": 3}]}");
+        // column 38, where 3 starts: "evidence": [{"file": "x", "moment":  (10+2+2+6+2+3+2+8+2) = 37 characters before it
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:2:38: evidence[0].moment: expected a string in double quotes, found the integer 3");
+        // column 12: {"schema":  is 11 characters
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": 1}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:1:12: schema: expected a string in double quotes, found the integer 1");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\",\n \"moments\": {\"ready\": true}}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                // column 23, where true starts: 1 space + "moments": {"ready":  (1+9+2+1+7+2) = 22 characters before it
+                .hasMessageContaining("run.json:2:23: moments.ready: expected a string in double quotes, found true");
+    }
+
+    @Test
+    void aKeyGivenTwiceIsRefusedNotLastWins() throws Exception {
+        // was: "tp": 2, "tp": 1 ran as TP 1 without a word
+        Path dir = run("{\"schema\": \"hbm-ledger/run/1\",\n  \"deployment\": {\"tp\": 2, \"tp\": 1}}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageContaining("run.json:2:")
+                .hasMessageContaining("deployment: the key \"tp\" is given twice");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\",\n\"schema\": \"hbm-ledger/run/1\"}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:2:")
+                .hasMessageContaining("the top level: the key \"schema\" is given twice");
+        Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\",\n\"evidence\": [{\"file\": \"a\"},\n {\"file\": \"x\", \"rank\": 0, \"rank\": 1}]}");
+        assertThatThrownBy(() -> RunDirectory.open(dir))
+                .hasMessageContaining("run.json:3:")
+                .hasMessageContaining("evidence[1]: the key \"rank\" is given twice");
+    }
+
+    @Test
     void refusesMissingDirectoryAndManifest() throws Exception {
         assertThatThrownBy(() -> RunDirectory.open(tmp.resolve("none")))
                 .isInstanceOf(RunFileException.class).hasMessageContaining("expected a run directory");

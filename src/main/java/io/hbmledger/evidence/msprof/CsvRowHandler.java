@@ -161,10 +161,12 @@ final class CsvRowHandler {
     void row(byte[] b, int[] s, int[] e, int n, long row) {
         if (Numbers.holdsNul(b, s[0], e[n - 1])) {
             tally.warn(row, NUL_ROW);
+            tally.emptyRows++;
             return;
         }
         if (n < neededFields) {
             if (n == 1 && Numbers.blank(b, s[0], e[0])) {
+                tally.emptyRows++;
                 return; // blank line
             }
             tally.warn(row, "expected " + layout.fieldCount() + " fields, found " + n + "; row ignored");
@@ -223,6 +225,7 @@ final class CsvRowHandler {
         }
         if (Numbers.holdsNul(b, from, to)) {
             tally.warn(row, NUL_ROW);
+            tally.emptyRows++;
             return null;
         }
         String name = Numbers.text(b, from, to);

@@ -172,6 +172,7 @@ final class CsvScanner {
                     row++;
                     if (Numbers.holdsNul(buf, lineStart, n)) {
                         tally.warn(row, "last line " + CsvRowHandler.NUL_ROW);
+                        tally.emptyRows++;
                     } else if (fields < headerFields) {
                         tally.warn(row, "last line is cut off (" + fields + " of " + headerFields
                                 + " fields, no line break at the end of the file); row ignored");

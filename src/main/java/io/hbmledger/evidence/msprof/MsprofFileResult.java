@@ -14,10 +14,12 @@ import java.util.Set;
  * @param operators operator_memory totals per device
  * @param warnings problems naming the row ({@code row 7: ...}) or table
  * @param rows data rows read
+ * @param emptyRows of those, rows that were blank or held NUL bytes: a CSV whose rows are all
+ *     empty has a header and no data
  */
 public record MsprofFileResult(String file, String format, Set<MsprofTable> tables, Set<MsprofTable> absent,
                                List<MsprofSeries> series, List<MsprofOperatorTotals> operators,
-                               List<String> warnings, long rows) {
+                               List<String> warnings, long rows, long emptyRows) {
 
     public MsprofFileResult {
         tables = Set.copyOf(tables);

@@ -142,7 +142,7 @@ public final class MsprofFiles {
             warnings.addAll(rowWarnings(t, ""));
             return new MsprofFileResult(display, FORMAT_CSV, EnumSet.of(layout.table()),
                     EnumSet.noneOf(MsprofTable.class), series(t, display, fromFolder),
-                    operators(t, display, fromFolder), warnings, t.rows);
+                    operators(t, display, fromFolder), warnings, t.rows, t.emptyRows);
         };
     }
 
@@ -175,7 +175,7 @@ public final class MsprofFiles {
             warnings.add("no memory table (NPU_MEM, NPU_MODULE_MEM, MEMORY_RECORD, OP_MEMORY) in this database:"
                     + " memory evidence absent");
         }
-        return new MsprofFileResult(display, FORMAT_DB, tables, r.absent(), series, ops, warnings, rows);
+        return new MsprofFileResult(display, FORMAT_DB, tables, r.absent(), series, ops, warnings, rows, 0);
     }
 
     private static <T> T await(CompletableFuture<T> f) throws IOException, EvidenceException {

@@ -39,7 +39,28 @@ public final class MsprofReader implements EvidenceReader {
                     progress -> MsprofFiles.read(file, displayPath, null, Map.of(), ex.executor(),
                             ex.parallelism(), progress));
         }
+        refuseEmpty(r, displayPath);
         return toEvidence(r);
+    }
+
+    /**
+     * A CSV with its table's header and not one data row is empty (the help's exit 2), not a
+     * file of "0 observations": the profiler stopped before sampling, the table was not
+     * collected, or every row was lost to NUL bytes. Only CSV: a SQLite export without the
+     * memory tables is a documented, ordinary case (msprof_*.db often holds none of them).
+     */
+    private static void refuseEmpty(MsprofFileResult r, String displayPath) throws EvidenceException {
+        if (!MsprofFiles.FORMAT_CSV.equals(r.format()) || r.rows() > r.emptyRows()
+                || !r.series().isEmpty() || !r.operators().isEmpty()) {
+            return;
+        }
+        String table = r.tables().stream().findFirst().map(MsprofTable::csvStem).orElse("msprof");
+        String rows = r.rows() == 0 ? "no rows after it"
+                : r.rows() + (r.rows() == 1 ? " row after it that is" : " rows after it, all")
+                        + " blank or holding NUL bytes (a profiler killed mid-write or a file system recovered after a crash)";
+        throw new EvidenceException(displayPath, 1, "the file has the " + table + " header and " + rows
+                + ": no data rows, so nothing to read; export the profile again (msprof --export=on"
+                + " or torch_npu's analyse), or leave this file out");
     }
 
     /** The evidence-contract view of a file result. */

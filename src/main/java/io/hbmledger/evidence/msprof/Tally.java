@@ -38,6 +38,8 @@ final class Tally {
     long droppedWarnings;
     /** Lines seen in this part (data rows, blank ones included). */
     long rows;
+    /** Of those, lines that were blank or held NUL bytes: no data in them. */
+    long emptyRows;
     /** Samples written as -1 (the CANN guide: only frees were seen), not counted as values. */
     long minusOne;
     long firstMinusOneRow;
@@ -104,5 +106,6 @@ final class Tally {
             minusOne += next.minusOne;
         }
         rows += next.rows;
+        emptyRows += next.emptyRows;
     }
 }
