@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * torch_npu's caching allocator at ready: Total Reserved minus Total Allocated of memory_record's
- * {@code PTA} component (inferred from two readings of the same event, arithmetic shown). PTA is PyTorch's own
+ * {@code PTA} component (measured: two readings of the same memory_record row, the subtraction shown). PTA is PyTorch's own
  * allocator; {@code PTA+GE} would add the graph engine, which is in cann_runtime, so GE is not
  * counted twice. memory_record is written at each allocation and free, so its last row before
  * the instant holds however old it is.
@@ -47,7 +47,7 @@ final class MsprofAllocatorCacheRule implements DeviceRule {
             return;
         }
         long cache = r.get().bytes() - a.get().bytes();
-        // a difference of two readings, as OomRule's: inferred, with the arithmetic
+        // two readings of one memory_record row: still that row's measurement, the subtraction shown
         d.put(new Entry(Component.ALLOCATOR_CACHE, cache, Confidence.MEASURED, List.of(r.get().source(), a.get().source()),
                 "torch_npu caching allocator: reserved but not allocated at ready (memory_record PTA, " + r.get().note()
                         + "); GE's part (PTA+GE) is in cann_runtime, not here",

@@ -127,7 +127,7 @@ final class MsprofPeakRule implements DeviceRule {
                 .orElse("");
         String none = act > 0 ? "" : "; no sample after ready is above the value at ready: the device did not grow under"
                 + " load while it was profiled (was the workload inside the profiled window?)";
-        // peak minus the value at ready: two readings, one difference, so inferred
+        // peak minus the value at ready: two samples of one npu_mem series, measured, the subtraction shown
         d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
                         + app + grew + ")" + beside + old + none + coarse
