@@ -219,7 +219,9 @@ public final class ExecCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show an execution's record, whether it is alive and whether it answers.")
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show an execution's record, whether it is alive and whether it answers.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:shown, alive or not", "2:unknown execution, or a state directory that cannot be used"})
     static final class Status implements Callable<Integer> {
         @Mixin
         StateDir state;
@@ -260,7 +262,9 @@ public final class ExecCommand implements Runnable {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the recorded executions.")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the recorded executions.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:listed (also when there is none)", "2:a state directory that cannot be used"})
     static final class ListCmd implements Callable<Integer> {
         @Mixin
         StateDir state;
@@ -281,7 +285,9 @@ public final class ExecCommand implements Runnable {
         }
     }
 
-    @Command(name = "logs", mixinStandardHelpOptions = true, description = "Print the last lines of an execution's log (secrets masked).")
+    @Command(name = "logs", mixinStandardHelpOptions = true, description = "Print the last lines of an execution's log (secrets masked).",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:printed", "2:unknown execution, or a state directory that cannot be used"})
     static final class Logs implements Callable<Integer> {
         @Mixin
         StateDir state;

@@ -103,11 +103,15 @@ final class MsprofModulesRule implements DeviceRule {
             default -> "device modules outside the serving process's own allocations";
         };
         StringBuilder note = new StringBuilder(what).append(", msprof npu_module_mem ").append(where).append(": ");
-        note.append(parts.isEmpty() ? "all 0" : String.join(", ", parts));
-        if (!zero.isEmpty() && component.equals(Component.OTHER_MODULES)) {
-            note.append("; ").append(zero.size()).append(" more at 0");
-        } else if (!zero.isEmpty()) {
-            note.append("; 0: ").append(String.join(", ", zero));
+        boolean many = component.equals(Component.OTHER_MODULES);
+        if (parts.isEmpty()) {
+            // every component read 0: say how many, not "all 0; 72 more at 0"
+            note.append(many ? "all " + zero.size() + " components at 0" : "0 (" + String.join(", ", zero) + ")");
+        } else {
+            note.append(String.join(", ", parts));
+            if (!zero.isEmpty()) {
+                note.append(many ? "; " + zero.size() + " more at 0" : "; 0: " + String.join(", ", zero));
+            }
         }
         if (timing != null) {
             note.append("; ").append(allAtReady ? "values at ready, e.g. " + timing : timing);

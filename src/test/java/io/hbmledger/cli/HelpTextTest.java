@@ -180,4 +180,14 @@ class HelpTextTest {
         }
         return n;
     }
+
+    /** Every exec verb says what its exit codes mean (QA: status, list and logs did not). */
+    @Test
+    void everyExecVerbListsItsExitCodes() {
+        for (String verb : new String[] {"start", "stop", "status", "list", "logs"}) {
+            CliRun r = CliRun.of("exec", verb, "--help");
+            assertThat(r.out()).as(verb).contains("Exit codes:").containsPattern("(?m)^\\s+0\\s+\\S");
+        }
+        assertThat(CliRun.of("exec", "status", "--help").out()).contains("unknown execution");
+    }
 }

@@ -60,6 +60,18 @@ class MsprofRulesTest {
         return d.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
     }
 
+    /** Every module at 0 (QA: the note read "all 0; 72 more at 0"): the count, said once. */
+    @Test
+    void modulesAllAtZeroAreCountedOnce() {
+        Ledger l = ledger(evidence(null, module("npu:0", "HCCL", 0), module("npu:0", "SLOG", 0),
+                module("npu:0", "DRV", 0), module("npu:0", "DVPP", 0)), List.of(0));
+        DeviceLedger d = l.devices().get(0);
+        Entry other = entry(d, Component.OTHER_MODULES);
+        assertThat(other.bytes()).isZero();
+        assertThat(other.note()).contains("all 3 components at 0").doesNotContain("more at 0");
+        assertThat(entry(d, Component.HCCL).note()).contains("0 (HCCL)").doesNotContain("all 0");
+    }
+
     @Test
     void modulesAtReadySplitIntoHcclCannRuntimeAndOtherModules() {
         Ledger l = ledger(evidence(null, module("npu:0", "HCCL", 404), module("npu:0", "RUNTIME", 92),
