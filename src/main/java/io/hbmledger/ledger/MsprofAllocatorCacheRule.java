@@ -17,10 +17,10 @@ final class MsprofAllocatorCacheRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
-        if (!m.present() || !"ready".equals(d.moment) || d.hasKnown(Component.ALLOCATOR_CACHE)) {
+        if (d.hasKnown(Component.ALLOCATOR_CACHE)) {
             return;
         }
-        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.first(ev, d);
+        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.atReady(ev, d);
         if (match.isEmpty()) {
             return;
         }

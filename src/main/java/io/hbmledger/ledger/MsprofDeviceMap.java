@@ -86,10 +86,14 @@ final class MsprofDeviceMap {
     }
 
     /**
-     * The msprof device that stands for the draft's device (the first match: several are
-     * reported by {@link MsprofDeviceCheck}), or empty when the run has no msprof data for it.
+     * The msprof device that stands for the draft's device in a ledger at ready (the first match:
+     * several are reported by {@link MsprofDeviceCheck}); empty when the run has no msprof data
+     * for it or the ledger is at another moment (msprof lines are read at the ready instant).
      */
-    static java.util.Optional<Match> first(EvidenceSet ev, DeviceDraft d) {
+    static java.util.Optional<Match> atReady(EvidenceSet ev, DeviceDraft d) {
+        if (!ev.msprof().present() || !"ready".equals(d.moment)) {
+            return java.util.Optional.empty();
+        }
         List<Match> matches = of(ev.msprof(), ev.layout()).matches(d.logicalDevice);
         return matches.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(matches.get(0));
     }

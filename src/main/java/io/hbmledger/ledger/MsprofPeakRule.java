@@ -58,10 +58,7 @@ final class MsprofPeakRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
-        if (!m.present() || !"ready".equals(d.moment)) {
-            return;
-        }
-        Optional<MsprofDeviceMap.Match> first = MsprofDeviceMap.first(ev, d);
+        Optional<MsprofDeviceMap.Match> first = MsprofDeviceMap.atReady(ev, d);
         if (first.isEmpty()) {
             return;
         }

@@ -15,10 +15,10 @@ final class MsprofUsedRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
-        if (!m.present() || !"ready".equals(d.moment) || m.readyUs().isEmpty()) {
+        if (m.readyUs().isEmpty()) {
             return;
         }
-        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.first(ev, d);
+        Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.atReady(ev, d);
         if (match.isEmpty()) {
             return;
         }
