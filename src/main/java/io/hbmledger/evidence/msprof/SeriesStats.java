@@ -12,7 +12,8 @@ final class SeriesStats {
     static final long NONE = Long.MIN_VALUE;
 
     long peak = NONE;
-    String peakText;
+    /** The maximum's cell as written. */
+    private final Cell peakCell = new Cell();
     long peakRow;
     long peakTsNs = NONE;
     long samples;
@@ -24,11 +25,9 @@ final class SeriesStats {
     long maxGapNs;
     /** Maximum over samples at or after {@link #windowFromNs}, with its row and time; NONE when none. */
     long winPeak = NONE;
-    String winText;
+    private final Cell winCell = new Cell();
     long winRow;
     long winTsNs = NONE;
-    private byte[] winRaw;
-    private int winRawLen;
     /** Start of the window, {@link Instants#NO_WINDOW} for none; untimed samples (NONE) are never in it. */
     final long windowFromNs;
     /** The instants this series is read at (names and times); see {@link Instants}. */
@@ -37,10 +36,8 @@ final class SeriesStats {
     final long[] atTsNs;
     final long[] atBytes;
     final long[] atRow;
-    final String[] atText;
-    /** Bytes of each instant's cell when it came from the fast path (text made when asked); -1 = use atText. */
-    private final byte[][] atRaw;
-    private final int[] atRawLen;
+    /** Each instant's cell as written. */
+    private final Cell[] atCell;
 
     SeriesStats(Instants instants) {
         this.instants = instants;
@@ -50,10 +47,10 @@ final class SeriesStats {
         atTsNs = new long[n];
         atBytes = new long[n];
         atRow = new long[n];
-        atText = new String[n];
-        atRaw = new byte[n][];
-        atRawLen = new int[n];
-        java.util.Arrays.fill(atRawLen, -1);
+        atCell = new Cell[n];
+        for (int i = 0; i < n; i++) {
+            atCell[i] = new Cell();
+        }
         java.util.Arrays.fill(atTsNs, NONE);
     }
 
@@ -65,38 +62,24 @@ final class SeriesStats {
         samples++;
         if (bytes > peak) {
             peak = bytes;
-            peakText = text.text();
-            peakRaw = null;
+            peakCell.set(text.text());
             peakRow = row;
             peakTsNs = tsNs;
         }
         if (tsNs >= windowFromNs && bytes > winPeak) {
             winPeak = bytes;
-            winText = text.text();
-            winRaw = null;
+            winCell.set(text.text());
             winRow = row;
             winTsNs = tsNs;
         }
         if (tsNs != NONE) {
-            if (tsNs < minTsNs) {
-                minTsNs = tsNs;
-            }
-            if (tsNs > maxTsNs) {
-                maxTsNs = tsNs;
-            }
-            if (firstInOrderTsNs == NONE) {
-                firstInOrderTsNs = tsNs;
-            } else if (tsNs - lastInOrderTsNs > maxGapNs) {
-                maxGapNs = tsNs - lastInOrderTsNs;
-            }
-            lastInOrderTsNs = tsNs;
+            timed(tsNs);
             for (int i = 0; i < instantsNs.length; i++) {
                 if (tsNs <= instantsNs[i] && tsNs >= atTsNs[i]) {
                     atTsNs[i] = tsNs;
                     atBytes[i] = bytes;
                     atRow[i] = row;
-                    atText[i] = text.text();
-                    atRawLen[i] = -1;
+                    atCell[i].set(text.text());
                 }
             }
         }
@@ -106,16 +89,14 @@ final class SeriesStats {
     void mergeFollowing(SeriesStats next, long rowOffset) {
         if (next.peak > peak) {
             peak = next.peak;
-            peakText = next.peakText();
-            peakRaw = null;
+            peakCell.set(next.peakText());
             peakRow = next.peakRow + rowOffset;
             peakTsNs = next.peakTsNs;
         }
         if (next.winPeak > winPeak) {
             // strictly greater: on a tie the earlier part's sample stays, as in one sequential read
             winPeak = next.winPeak;
-            winText = next.winText();
-            winRaw = null;
+            winCell.set(next.winText());
             winRow = next.winRow + rowOffset;
             winTsNs = next.winTsNs;
         }
@@ -136,15 +117,10 @@ final class SeriesStats {
                 atTsNs[i] = next.atTsNs[i];
                 atBytes[i] = next.atBytes[i];
                 atRow[i] = next.atRow[i] + rowOffset;
-                atText[i] = next.atText(i);
-                atRawLen[i] = -1;
+                atCell[i].set(next.atText(i));
             }
         }
     }
-
-    /** The peak cell's bytes when it came from the fast path (no String made per new maximum). */
-    private byte[] peakRaw;
-    private int peakRawLen;
 
     /**
      * Adds one clean sample whose text is the ASCII cell {@code buf[from, to)} without making a
@@ -154,28 +130,16 @@ final class SeriesStats {
     boolean addFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
         samples++;
         if (bytes > peak) {
-            int len = to - from;
-            if (peakRaw == null || peakRaw.length < len) {
-                peakRaw = new byte[Math.max(32, len)];
-            }
-            System.arraycopy(buf, from, peakRaw, 0, len);
-            peakRawLen = len;
+            peakCell.set(buf, from, to);
             peak = bytes;
-            peakText = null;
             peakRow = row;
             peakTsNs = tsNs;
         }
         // the window test first: before the window (or with none, windowFromNs = Long.MAX_VALUE)
         // a sample costs this one compare; inside it a second, almost always false, one
         if (tsNs >= windowFromNs && bytes > winPeak) {
-            int len = to - from;
-            if (winRaw == null || winRaw.length < len) {
-                winRaw = new byte[Math.max(32, len)];
-            }
-            System.arraycopy(buf, from, winRaw, 0, len);
-            winRawLen = len;
+            winCell.set(buf, from, to);
             winPeak = bytes;
-            winText = null;
             winRow = row;
             winTsNs = tsNs;
         }
@@ -185,13 +149,7 @@ final class SeriesStats {
                 atTsNs[i] = tsNs;
                 atBytes[i] = bytes;
                 atRow[i] = row;
-                int len = to - from;
-                if (atRaw[i] == null || atRaw[i].length < len) {
-                    atRaw[i] = new byte[Math.max(32, len)];
-                }
-                System.arraycopy(buf, from, atRaw[i], 0, len);
-                atRawLen[i] = len;
-                atText[i] = null;
+                atCell[i].set(buf, from, to);
             }
         }
         return true;
@@ -199,10 +157,7 @@ final class SeriesStats {
 
     /** The value at instant {@code i} as written, or null when no sample was at or before it. */
     String atText(int i) {
-        if (atText[i] == null && atRawLen[i] >= 0) {
-            atText[i] = new String(atRaw[i], 0, atRawLen[i], java.nio.charset.StandardCharsets.ISO_8859_1);
-        }
-        return atText[i];
+        return atCell[i].text();
     }
 
     private void timed(long tsNs) {
@@ -222,18 +177,46 @@ final class SeriesStats {
 
     /** The maximum as written. */
     String peakText() {
-        if (peakText == null && peakRaw != null) {
-            peakText = new String(peakRaw, 0, peakRawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
-        }
-        return peakText;
+        return peakCell.text();
     }
 
     /** The window maximum as written, or null when no sample fell in the window. */
     String winText() {
-        if (winText == null && winRaw != null) {
-            winText = new String(winRaw, 0, winRawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
+        return winCell.text();
+    }
+
+    /**
+     * A cell as written. The fast path hands over the ASCII bytes of the row's buffer: they are
+     * copied (the buffer is reused) and made a String only when asked, so a new maximum or an
+     * instant's value costs no String on the hot path.
+     */
+    private static final class Cell {
+        private String text;
+        private byte[] raw;
+        private int rawLen = -1;
+
+        void set(String t) {
+            text = t;
+            rawLen = -1;
         }
-        return winText;
+
+        void set(byte[] buf, int from, int to) {
+            int len = to - from;
+            if (raw == null || raw.length < len) {
+                raw = new byte[Math.max(32, len)];
+            }
+            System.arraycopy(buf, from, raw, 0, len);
+            rawLen = len;
+            text = null;
+        }
+
+        /** The text, or null when nothing was set. */
+        String text() {
+            if (text == null && rawLen >= 0) {
+                text = new String(raw, 0, rawLen, java.nio.charset.StandardCharsets.ISO_8859_1);
+            }
+            return text;
+        }
     }
 
     /** Lazily made text of the current cell. */
