@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
  */
 class MsprofAnalyzeTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String MODULES = "msprof/msinsight_level1_rank0_npu_module_mem.csv";
     private static final String RECORD = "msprof/msinsight_level1_rank0_memory_record.csv";
@@ -29,18 +28,12 @@ class MsprofAnalyzeTest {
     private static JsonNode analyze(String... args) throws Exception {
         List<String> a = new ArrayList<>(List.of("analyze", "--format", "json"));
         a.addAll(List.of(args));
-        CliRun r = CliRun.of(a.toArray(String[]::new));
-        assertThat(r.exit()).as(r.err()).isZero();
-        return JSON.readTree(r.out());
+        return AnalyzeFindingsTest.json(CliRun.of(a.toArray(String[]::new)));
     }
 
+    /** The entry of the first device, as these single-device exports have one. */
     private static JsonNode entry(JsonNode report, String component) {
-        for (JsonNode e : report.get("devices").get(0).get("entries")) {
-            if (e.get("component").asText().equals(component)) {
-                return e;
-            }
-        }
-        throw new AssertionError("no " + component + " entry in " + report);
+        return AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), component);
     }
 
     @Test

@@ -46,7 +46,6 @@ class MsprofPeakTest {
 
     static final long T0 = 1_800_000_000_000_000L;
     static final long MIB = 1L << 20;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
@@ -91,18 +90,12 @@ class MsprofPeakTest {
     private static JsonNode analyze(String... args) throws Exception {
         List<String> a = new ArrayList<>(List.of("analyze", "--format", "json"));
         a.addAll(List.of(args));
-        CliRun r = CliRun.of(a.toArray(String[]::new));
-        assertThat(r.exit()).as(r.err()).isZero();
-        return JSON.readTree(r.out());
+        return AnalyzeFindingsTest.json(CliRun.of(a.toArray(String[]::new)));
     }
 
+    /** The entry of the first device, as these single-device exports have one. */
     private static JsonNode entry(JsonNode report, String component) {
-        for (JsonNode e : report.get("devices").get(0).get("entries")) {
-            if (e.get("component").asText().equals(component)) {
-                return e;
-            }
-        }
-        throw new AssertionError("no " + component + " entry in " + report);
+        return AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), component);
     }
 
     @Test
