@@ -1,0 +1,36 @@
+package io.hbmledger.verdict;
+
+/**
+ * What a server instance's evidence can say about its memory budget. Byte facts are in bytes,
+ * the others are plain values; each is held as a {@link Figure} with its source.
+ */
+public enum Fact {
+    /** gpu_memory_utilization, the instance's share of the total (0..1). */
+    UTILIZATION,
+    /** The total the engine saw (torch's mem_get_info total): less than the device capacity. */
+    TOTAL_SEEN,
+    /** Free memory the engine saw when it started (the V1 start check). */
+    FREE_AT_START,
+    /** utilization x total as the engine printed it (V1 start check, V0 "can use" line). */
+    REQUESTED,
+    WEIGHTS,
+    NON_TORCH,
+    ACTIVATION_PEAK,
+    /** The KV cache the engine sized (may be negative in V0's profiling line). */
+    KV_CACHE,
+    /** KV cache vLLM says one request at max_model_len needs (V1's refusal). */
+    KV_NEEDED,
+    GPU_BLOCKS,
+    CPU_BLOCKS,
+    /** KV cache capacity in tokens (V1 "GPU KV cache size: N tokens"). */
+    KV_TOKENS,
+    MAX_MODEL_LEN,
+    /** KV cache bytes per token over all layers of one rank (config.json or vLLM's figures). */
+    KV_BYTES_PER_TOKEN,
+    MAX_CONCURRENCY,
+    GRAPH_POOL,
+    /** An out-of-memory error: what the allocation asked, and what was free and total then. */
+    OOM_TRIED,
+    OOM_FREE,
+    OOM_TOTAL
+}

@@ -1,0 +1,112 @@
+package io.hbmledger.verdict;
+
+import static io.hbmledger.verdict.Arith.gib;
+import static io.hbmledger.verdict.Arith.ratio;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The KV cache that is left of the budget: budget = utilization x total (as the engine saw
+ * it), minus weights, non-torch memory and the profiled activation peak (V0
+ * {@code determine_num_available_blocks}, V1 {@code determine_available_memory}). When nothing
+ * is left (V0 prints a negative KV and 0 blocks) or less than one request needs (V1 refuses
+ * with "KV cache is needed, which is larger than the available KV cache memory"), the engine
+ * cannot serve.
+ */
+final class KvBudgetRule {
+
+    private KvBudgetRule() {
+    }
+
+    static List<Finding> apply(RunFacts run) {
+        List<Finding> out = new ArrayList<>();
+        for (ServerFacts s : run.servers()) {
+            if (s.has(Fact.KV_NEEDED, Fact.KV_CACHE)
+                    && s.fact(Fact.KV_NEEDED).bytes() > s.fact(Fact.KV_CACHE).bytes()) {
+                out.add(tooSmall(s));
+            } else if (negative(s)) {
+                out.add(noKv(s));
+            }
+        }
+        return out;
+    }
+
+    private static boolean negative(ServerFacts s) {
+        boolean kvGone = s.get(Fact.KV_CACHE).map(k -> k.bytes() <= 0).orElse(false);
+        boolean noBlocks = s.get(Fact.GPU_BLOCKS).map(b -> b.value() == 0).orElse(false);
+        return kvGone || noBlocks && s.has(Fact.KV_CACHE);
+    }
+
+    /** weights + non-torch + activation peak, when all three are known. */
+    static Optional<Figure> beforeKv(ServerFacts s) {
+        if (!s.has(Fact.WEIGHTS, Fact.NON_TORCH, Fact.ACTIVATION_PEAK)) {
+            return Optional.empty();
+        }
+        return Optional.of(Arith.sum("needed_before_kv", s.fact(Fact.WEIGHTS).named("weights"),
+                s.fact(Fact.NON_TORCH).named("non_torch"), s.fact(Fact.ACTIVATION_PEAK).named("activation_peak")));
+    }
+
+    static Optional<Figure> budget(ServerFacts s) {
+        if (s.has(Fact.REQUESTED)) {
+            return Optional.of(s.fact(Fact.REQUESTED).named("budget"));
+        }
+        if (s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN)) {
+            return Optional.of(Arith.times("budget", s.fact(Fact.UTILIZATION), s.fact(Fact.TOTAL_SEEN)));
+        }
+        return Optional.empty();
+    }
+
+    private static Finding noKv(ServerFacts s) {
+        Figure kv = s.fact(Fact.KV_CACHE).named("kv_cache");
+        List<Figure> figures = new ArrayList<>();
+        StringBuilder text = new StringBuilder("vLLM cannot serve: ");
+        Optional<Figure> budget = budget(s);
+        Optional<Figure> before = beforeKv(s);
+        if (budget.isPresent() && before.isPresent()) {
+            Figure b = budget.get();
+            Figure n = before.get();
+            String share = s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN) ? ratio(s.fact(Fact.UTILIZATION).value())
+                    + " x " + gib(s.fact(Fact.TOTAL_SEEN)) + " = " : "";
+            text.append("its budget ").append(share).append(gib(b)).append(" cannot hold weights ")
+                    .append(gib(s.fact(Fact.WEIGHTS))).append(" + non-torch ").append(gib(s.fact(Fact.NON_TORCH)))
+                    .append(" + activation peak ").append(gib(s.fact(Fact.ACTIVATION_PEAK))).append(" = ")
+                    .append(gib(n)).append(", so the KV cache is ").append(Arith.gib(b)).append(" - ")
+                    .append(gib(n)).append(" = ").append(gib(kv));
+            s.get(Fact.UTILIZATION).ifPresent(u -> figures.add(u.named("utilization")));
+            s.get(Fact.TOTAL_SEEN).ifPresent(t -> figures.add(t.named("total_seen")));
+            figures.add(b);
+            figures.add(s.fact(Fact.WEIGHTS).named("weights"));
+            figures.add(s.fact(Fact.NON_TORCH).named("non_torch"));
+            figures.add(s.fact(Fact.ACTIVATION_PEAK).named("activation_peak"));
+            figures.add(n);
+        } else {
+            text.append("the KV cache it sized is ").append(gib(kv));
+        }
+        figures.add(kv);
+        s.get(Fact.GPU_BLOCKS).ifPresent(g -> figures.add(g.named("gpu_blocks")));
+        s.get(Fact.MAX_CONCURRENCY).ifPresent(c -> figures.add(c.named("max_concurrency")));
+        text.append(s.get(Fact.GPU_BLOCKS).map(g -> ": " + Math.round(g.value()) + " KV blocks").orElse(""))
+                .append(s.get(Fact.MAX_CONCURRENCY).map(c -> ", maximum concurrency "
+                        + String.format(java.util.Locale.ROOT, "%.2fx", c.value())).orElse("")).append('.');
+        return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(),
+                text.toString(), figures, List.of(
+                "Raise gpu_memory_utilization (see what_fits), or lower the non-KV memory: a smaller activation peak"
+                        + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
+                        + " (a quantized model, more tensor parallelism)."));
+    }
+
+    private static Finding tooSmall(ServerFacts s) {
+        Figure need = s.fact(Fact.KV_NEEDED).named("kv_needed_for_one_request");
+        Figure have = s.fact(Fact.KV_CACHE).named("kv_cache");
+        Figure gap = Arith.minus("kv_shortfall", need, have);
+        List<Figure> figures = new ArrayList<>(List.of(need, have, gap));
+        s.get(Fact.MAX_MODEL_LEN).ifPresent(m -> figures.add(0, m.named("max_model_len")));
+        String len = s.get(Fact.MAX_MODEL_LEN).map(m -> " of " + Math.round(m.value()) + " tokens").orElse("");
+        String text = "vLLM cannot serve: one request" + len + " needs " + gib(need) + " of KV cache, but only "
+                + gib(have) + " is left in the budget, " + gib(gap) + " short.";
+        return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text, figures,
+                List.of("Lower max_model_len, raise gpu_memory_utilization, or spread the weights over more devices."));
+    }
+}

@@ -1,0 +1,54 @@
+package io.hbmledger.verdict;
+
+import static io.hbmledger.verdict.Arith.gib;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Processes on a device that the evidence does not tie to the server: each is named with its
+ * pid and name. A process is the server's only when the run says so (pids in the log,
+ * {@code --server-pid}, the collect record), never because it is called python or vllm: a
+ * second vLLM instance on the same card is exactly the process that must show here.
+ */
+final class OtherTenantRule {
+
+    private OtherTenantRule() {
+    }
+
+    static List<Finding> apply(RunFacts run) {
+        List<Finding> out = new ArrayList<>();
+        for (DeviceFacts d : run.devices()) {
+            List<DeviceFacts.ProcessFacts> others = d.processes().stream().filter(p -> !p.server()).toList();
+            if (others.isEmpty()) {
+                continue;
+            }
+            List<Figure> figures = new ArrayList<>();
+            StringBuilder names = new StringBuilder();
+            long sum = 0;
+            boolean allKnown = true;
+            for (DeviceFacts.ProcessFacts p : others) {
+                Figure f = p.bytes().named("process_" + p.pid());
+                figures.add(f);
+                names.append(names.length() == 0 ? "" : ", ").append("pid ").append(p.pid()).append(' ')
+                        .append(p.name()).append(f.known() ? " (" + gib(f) + ")" : " (amount unknown)");
+                if (f.known()) {
+                    sum += f.bytes();
+                } else {
+                    allKnown = false;
+                }
+            }
+            boolean serverNamed = d.processes().stream().anyMatch(DeviceFacts.ProcessFacts::server);
+            String text = d.device() + " also holds " + (others.size() == 1 ? "a process" : others.size() + " processes")
+                    + " not tied to the server by the evidence: " + names + "."
+                    + (serverNamed ? "" : " No evidence names the server's own pids, so none is counted as the"
+                    + " server's; a second server instance would show here.");
+            List<String> advice = new ArrayList<>();
+            advice.add("Name the server's pids (--server-pid, or a log that prints them) to separate it from other"
+                    + " tenants" + (allKnown ? "; the others hold " + io.hbmledger.ledger.Units.gib(sum) + "." : "."));
+            out.add(new Finding(Finding.Kind.OTHER_TENANT, Finding.Severity.WARN, List.of(d.device()), null, text,
+                    figures, advice));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,63 @@
+package io.hbmledger.verdict;
+
+import static io.hbmledger.verdict.Arith.gib;
+import static io.hbmledger.verdict.Arith.ratio;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A start the engine refused because too little memory was free (vLLM V1's
+ * {@code request_memory}, vllm-ascend's {@code _init_device}): what it asked, what was free,
+ * the shortfall, what others held, and the largest share that would have started.
+ */
+final class StartRefusedRule {
+
+    private StartRefusedRule() {
+    }
+
+    static List<Finding> apply(RunFacts run) {
+        List<Finding> out = new ArrayList<>();
+        for (ServerFacts s : run.servers()) {
+            if (s.refusal() != null && s.has(Fact.FREE_AT_START, Fact.TOTAL_SEEN)) {
+                requested(s).ifPresent(asked -> out.add(refused(s, asked, run.gpu())));
+            }
+        }
+        return out;
+    }
+
+    /** As the engine printed it, or utilization x total when it printed only those. */
+    static Optional<Figure> requested(ServerFacts s) {
+        if (s.has(Fact.REQUESTED)) {
+            return Optional.of(s.fact(Fact.REQUESTED).named("requested"));
+        }
+        if (s.has(Fact.UTILIZATION)) {
+            return Optional.of(Arith.times("requested", s.fact(Fact.UTILIZATION), s.fact(Fact.TOTAL_SEEN)));
+        }
+        return Optional.empty();
+    }
+
+    private static Finding refused(ServerFacts s, Figure asked, boolean gpu) {
+        Figure total = s.fact(Fact.TOTAL_SEEN).named("total_seen");
+        Figure free = s.fact(Fact.FREE_AT_START).named("free_at_start");
+        Figure shortfall = Arith.minus("shortfall", asked, free);
+        Figure held = Arith.minus("held_by_others", total, free);
+        Figure fits = Arith.ratioDown("largest_utilization_that_starts", free, total);
+        String share = s.get(Fact.UTILIZATION).map(u -> " (" + ratio(u.value()) + " x " + gib(total) + ")").orElse("");
+        String text = "The start was refused: the server asked " + gib(asked) + share + " with " + gib(free)
+                + " free; " + gib(held) + " of the " + gib(total) + " the engine sees were already held by other"
+                + " processes and the " + (gpu ? "CUDA driver" : "NPU runtime") + ", a shortfall of "
+                + gib(shortfall) + ".";
+        List<Figure> figures = new ArrayList<>(List.of(asked, total, free, shortfall, held, fits));
+        s.get(Fact.UTILIZATION).ifPresent(u -> figures.add(1, u.named("utilization")));
+        List<String> advice = List.of(
+                "gpu_memory_utilization is this instance's own share of the total the engine sees, not a fill"
+                        + " level of the card: with " + gib(free) + " free, at most " + ratio(fits.value())
+                        + " would have passed the start check (less whatever else starts later).",
+                "Or free the memory held by the other " + (gpu ? "GPU" : "NPU") + " processes before starting,"
+                        + " and give every instance on a device a share so that the shares sum to at most ~0.9.");
+        return new Finding(Finding.Kind.START_REFUSED, Finding.Severity.ERROR, s.devices(), s.instance(), text,
+                figures, advice);
+    }
+}

@@ -1,0 +1,130 @@
+package io.hbmledger.verdict;
+
+import static io.hbmledger.verdict.Arith.gib;
+import static io.hbmledger.verdict.Arith.ratio;
+
+import io.hbmledger.ledger.Confidence;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * What settings serve one request at max_model_len: the KV one request needs (KV bytes per
+ * token x max_model_len), the smallest utilization whose budget holds the non-KV memory plus
+ * that, and the largest max_model_len the current budget serves.
+ */
+final class WhatFitsRule {
+
+    /** vLLM V0's defaults: 4 GiB of CPU swap space, 16 tokens per block. */
+    private static final long V0_SWAP_BYTES = 4L << 30;
+    private static final int BLOCK_TOKENS = 16;
+    /** KV bytes per token are 2 x layers x kv_heads x head_dim x dtype bytes: a multiple of 128. */
+    private static final int KV_GRAIN = 128;
+
+    private WhatFitsRule() {
+    }
+
+    static List<Finding> apply(RunFacts run) {
+        List<Finding> out = new ArrayList<>();
+        for (ServerFacts s : run.servers()) {
+            Optional<Figure> perToken = perToken(s);
+            Optional<Figure> nonKv = nonKv(s);
+            if (perToken.isPresent() && nonKv.isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN)) {
+                out.add(fits(s, perToken.get(), nonKv.get()));
+            }
+        }
+        return out;
+    }
+
+    /** The memory the budget holds besides the KV cache. */
+    private static Optional<Figure> nonKv(ServerFacts s) {
+        Optional<Figure> parts = KvBudgetRule.beforeKv(s);
+        if (parts.isPresent()) {
+            return parts;
+        }
+        Optional<Figure> budget = KvBudgetRule.budget(s);
+        if (budget.isPresent() && s.has(Fact.KV_CACHE)) {
+            return Optional.of(Arith.minus("needed_before_kv", budget.get(), s.fact(Fact.KV_CACHE)));
+        }
+        return Optional.empty();
+    }
+
+    static Optional<Figure> perToken(ServerFacts s) {
+        if (s.has(Fact.KV_BYTES_PER_TOKEN)) {
+            return s.get(Fact.KV_BYTES_PER_TOKEN);
+        }
+        if (s.has(Fact.KV_TOKENS, Fact.KV_CACHE) && s.fact(Fact.KV_TOKENS).value() > 0
+                && s.fact(Fact.KV_CACHE).bytes() > 0) {
+            Figure kv = s.fact(Fact.KV_CACHE);
+            double tokens = s.fact(Fact.KV_TOKENS).value();
+            return Optional.of(Figure.bytes("kv_bytes_per_token", Math.round(kv.bytes() / tokens), Confidence.INFERRED,
+                    gib(kv) + " / " + Math.round(tokens) + " tokens", Figure.sourcesOf(kv, s.fact(Fact.KV_TOKENS))));
+        }
+        if (s.engine() == ServerFacts.Engine.V0 && s.has(Fact.CPU_BLOCKS) && s.fact(Fact.CPU_BLOCKS).value() > 0) {
+            return fromCpuBlocks(s.fact(Fact.CPU_BLOCKS));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * V0 makes floor(swap_space / block_bytes) CPU blocks: with the default 4 GiB and 16 tokens
+     * per block, a block is in (4 GiB / (n + 1), 4 GiB / n] bytes, and a token's KV is the
+     * multiple of 128 in that interval when there is one.
+     */
+    private static Optional<Figure> fromCpuBlocks(Figure cpuBlocks) {
+        long n = Math.round(cpuBlocks.value());
+        double hi = V0_SWAP_BYTES / (double) n / BLOCK_TOKENS;
+        double lo = V0_SWAP_BYTES / (double) (n + 1) / BLOCK_TOKENS;
+        long candidate = (long) Math.floor(hi / KV_GRAIN) * KV_GRAIN;
+        if (candidate <= lo) {
+            return Optional.empty();
+        }
+        return Optional.of(Figure.bytes("kv_bytes_per_token", candidate, Confidence.INFERRED,
+                "4 GiB swap space / " + n + " CPU blocks / 16 tokens per block = "
+                        + String.format(Locale.ROOT, "%.0f-%.0f", lo, hi)
+                        + " B, the multiple of 128 in that range (vLLM V0 defaults swap_space 4 GiB and block_size 16"
+                        + " assumed)", cpuBlocks.sources()));
+    }
+
+    private static Finding fits(ServerFacts s, Figure perToken, Figure nonKv) {
+        long len = Math.round(s.fact(Fact.MAX_MODEL_LEN).value());
+        Figure total = s.fact(Fact.TOTAL_SEEN).named("total_seen");
+        Figure oneRequest = Figure.bytes("kv_for_one_request", perToken.bytes() * len, derivedAtMostInferred(perToken),
+                String.format(Locale.ROOT, "%,d B/token x %d tokens", perToken.bytes(), len), perToken.sources());
+        Figure need = Arith.sum("needed_for_one_request", nonKv, oneRequest);
+        Figure minUtil = Arith.ratioUp("smallest_utilization", need, total);
+        List<Figure> figures = new ArrayList<>(List.of(perToken.named("kv_bytes_per_token"),
+                s.fact(Fact.MAX_MODEL_LEN).named("max_model_len"), oneRequest, nonKv.named("needed_before_kv"), need,
+                total, minUtil));
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
+                "One %d-token request needs %s of KV cache (%,d B/token x %d); with %s needed before any KV, the"
+                        + " smallest utilization that serves it is (%s + %s) / %s = %s",
+                len, gib(oneRequest), perToken.bytes(), len, gib(nonKv), Arith.gib(nonKv).replace(" GiB", ""),
+                gib(oneRequest).replace(" GiB", ""), gib(total), ratio(minUtil.value())));
+        Optional<Figure> budget = KvBudgetRule.budget(s);
+        if (budget.isPresent() && budget.get().bytes() > nonKv.bytes()) {
+            long tokens = (budget.get().bytes() - nonKv.bytes()) / perToken.bytes() / BLOCK_TOKENS * BLOCK_TOKENS;
+            Figure largest = Figure.value("largest_max_model_len", tokens, Confidence.INFERRED,
+                    "(" + gib(budget.get()) + " - " + gib(nonKv) + ") / " + perToken.bytes()
+                            + " B/token, whole blocks of 16", Figure.sourcesOf(budget.get(), nonKv, perToken));
+            figures.add(largest);
+            text.append("; at the current budget of ").append(gib(budget.get())).append(" the largest max_model_len is ")
+                    .append(tokens).append(" tokens");
+        }
+        text.append('.');
+        if (minUtil.value() > 1.0) {
+            text.append(" No utilization fits on this device: the non-KV memory alone exceeds it.");
+        } else {
+            text.append(" That needs ").append(gib(need)).append(" free on the device when vLLM starts.");
+        }
+        return new Finding(Finding.Kind.WHAT_FITS, Finding.Severity.INFO, s.devices(), s.instance(), text.toString(),
+                figures, List.of("Set gpu_memory_utilization to at least " + ratio(minUtil.value())
+                + " if that much is free at start, or lower the activation peak (max_num_batched_tokens,"
+                + " max_model_len) so that less is needed before the KV cache."));
+    }
+
+    private static Confidence derivedAtMostInferred(Figure f) {
+        return f.confidence().ordinal() < Confidence.INFERRED.ordinal() ? Confidence.INFERRED : f.confidence();
+    }
+}

@@ -1,0 +1,162 @@
+package io.hbmledger.verdict;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.Source;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The finding rules on facts typed in by hand from the three shared cases' evidence (the
+ * figures as the user's log and npu-smi table print them); every expected number is worked out
+ * in the comment beside it, as the case's worked answer does.
+ */
+class VerdictTest {
+
+    private static final double GIB = 1L << 30;
+    private static final long MIB = 1L << 20;
+
+    private static Figure gib(String name, double g, int line) {
+        return Figure.bytes(name, Math.round(g * GIB), Confidence.REPORTED, null,
+                List.of(new Source("x.log", line, g + " GiB")));
+    }
+
+    private static Figure value(String name, double v, int line) {
+        return Figure.value(name, v, Confidence.REPORTED, null, List.of(new Source("x.log", line, "" + v)));
+    }
+
+    private static double gibOf(Finding f, String figure) {
+        return f.figure(figure).orElseThrow().bytes() / GIB;
+    }
+
+    private static Finding only(List<Finding> all, Finding.Kind kind) {
+        List<Finding> of = all.stream().filter(f -> f.kind() == kind).toList();
+        assertThat(of).as("findings of kind %s in %s", kind, all).hasSize(1);
+        return of.get(0);
+    }
+
+    /** vllm-ascend #8621: "Free memory on device (27.18/60.96 GiB) ... (0.9, 54.86 GiB)". */
+    private static ServerFacts fourthInstance() {
+        Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+        f.put(Fact.FREE_AT_START, gib("free", 27.18, 13));
+        f.put(Fact.TOTAL_SEEN, gib("total", 60.96, 13));
+        f.put(Fact.UTILIZATION, value("u", 0.9, 13));
+        f.put(Fact.REQUESTED, gib("req", 54.86, 13));
+        return new ServerFacts("engine-error-4th-instance.log", ServerFacts.Engine.V1, null, List.of("npu:0/chip:0"),
+                f, new Source("x.log", 13, "ValueError"), null);
+    }
+
+    @Test
+    void refusedStartStatesAskedFreeShortfallAndHeld() {
+        RunFacts run = new RunFacts(List.of(fourthInstance()), List.of(), List.of(), false);
+        Finding f = only(Verdict.findings(run), Finding.Kind.START_REFUSED);
+        assertThat(f.severity()).isEqualTo(Finding.Severity.ERROR);
+        assertThat(gibOf(f, "requested")).isCloseTo(54.86, within(0.005));
+        assertThat(gibOf(f, "shortfall")).isCloseTo(27.68, within(0.005));     // 54.86 - 27.18
+        assertThat(gibOf(f, "held_by_others")).isCloseTo(33.78, within(0.005)); // 60.96 - 27.18
+        assertThat(f.figure("largest_utilization_that_starts").orElseThrow().value()).isEqualTo(0.44); // 27.18/60.96
+        assertThat(f.text()).contains("54.86 GiB", "27.18 GiB", "33.78 GiB", "27.68 GiB");
+        // both from the one refusal line: vLLM's own figures
+        assertThat(f.figure("shortfall").orElseThrow().confidence()).isEqualTo(Confidence.REPORTED);
+    }
+
+    @Test
+    void fourSharesOfOneCardAreOverSubscribed() {
+        List<Figure> peers = List.of(value("u1", 0.2, 1), value("u2", 0.45, 1), value("u3", 0.70, 1));
+        RunFacts run = new RunFacts(List.of(fourthInstance()), List.of(), peers, false);
+        Finding f = only(Verdict.findings(run), Finding.Kind.OVER_SUBSCRIBED);
+        assertThat(f.severity()).isEqualTo(Finding.Severity.ERROR);
+        assertThat(f.figure("utilization_sum").orElseThrow().value()).isEqualTo(2.25); // 0.2+0.45+0.70+0.9
+        assertThat(gibOf(f, "asked_together")).isCloseTo(137.16, within(0.01));          // 2.25 x 60.96
+        assertThat(f.figure("equal_share_that_fits").orElseThrow().value()).isEqualTo(0.22); // 0.9 / 4
+        assertThat(gibOf(f, "equal_share_bytes")).isCloseTo(13.41, within(0.01));         // 0.22 x 60.96
+        // instance 3 (0.70) passed: at most 0.30 x 60.96 = 18.29 GiB in use before it,
+        // against the (0.2 + 0.45) x 60.96 = 39.62 GiB instances 1-2 may take
+        assertThat(gibOf(f, "in_use_before_instance_3_at_most")).isCloseTo(18.29, within(0.005));
+        assertThat(gibOf(f, "nominal_budget_of_instances_1_to_2")).isCloseTo(39.62, within(0.005));
+        assertThat(f.advice()).anyMatch(a -> a.contains("unknown"));
+    }
+
+    /** vllm #13882, V0 worker.py lines of startup.log. */
+    private static ServerFacts rtx4060() {
+        Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+        f.put(Fact.TOTAL_SEEN, gib("t", 8.00, 3));
+        f.put(Fact.UTILIZATION, value("u", 0.70, 3));
+        f.put(Fact.REQUESTED, gib("r", 5.60, 3));
+        f.put(Fact.WEIGHTS, gib("w", 5.20, 4));
+        f.put(Fact.NON_TORCH, gib("n", 0.03, 4));
+        f.put(Fact.ACTIVATION_PEAK, gib("a", 1.42, 4));
+        f.put(Fact.KV_CACHE, gib("k", -1.05, 4));
+        f.put(Fact.GPU_BLOCKS, value("g", 0, 5));
+        f.put(Fact.CPU_BLOCKS, value("c", 4681, 5));
+        f.put(Fact.MAX_MODEL_LEN, value("m", 4096, 6));
+        f.put(Fact.MAX_CONCURRENCY, value("x", 0.0, 6));
+        return new ServerFacts("startup.log", ServerFacts.Engine.V0, null, List.of("gpu:0"), f, null, null);
+    }
+
+    @Test
+    void negativeKvShowsTheV0Budget() {
+        Finding f = only(Verdict.findings(new RunFacts(List.of(rtx4060()), List.of(), List.of(), true)),
+                Finding.Kind.KV_NEGATIVE);
+        assertThat(gibOf(f, "budget")).isCloseTo(5.60, within(0.005));
+        assertThat(gibOf(f, "needed_before_kv")).isCloseTo(6.65, within(0.005)); // 5.20 + 0.03 + 1.42
+        assertThat(gibOf(f, "kv_cache")).isCloseTo(-1.05, within(0.005));
+        assertThat(f.text()).contains("5.60 GiB", "6.65 GiB", "-1.05 GiB", "0 KV blocks", "0.00x");
+    }
+
+    @Test
+    void whatFitsInfersKvPerTokenFromV0CpuBlocks() {
+        Finding f = only(Verdict.findings(new RunFacts(List.of(rtx4060()), List.of(), List.of(), true)),
+                Finding.Kind.WHAT_FITS);
+        // Qwen2.5-7B: 2 x 28 layers x 4 KV heads x 128 x 2 B = 57,344 B/token; 4 GiB / 4681 / 16 = 57,345.8
+        assertThat(f.figure("kv_bytes_per_token").orElseThrow().bytes()).isEqualTo(57_344L);
+        assertThat(f.figure("kv_bytes_per_token").orElseThrow().confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(f.figure("kv_for_one_request").orElseThrow().bytes()).isEqualTo(234_881_024L); // x 4096
+        assertThat(f.figure("smallest_utilization").orElseThrow().value()).isEqualTo(0.86); // (6.65+0.22)/8 = 0.859
+        assertThat(f.text()).contains("0.22 GiB", "0.86");
+    }
+
+    @Test
+    void headroomOfA910B4SharedWithAnotherService() {
+        // vllm-ascend #8809 npu-smi.txt: NPU 0 28220 / 32768 MB
+        Figure cap = Figure.bytes("c", 32768 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 9, "32768")));
+        Figure used = Figure.bytes("u", 28220 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 9, "28220")));
+        DeviceFacts d = new DeviceFacts("npu:0/chip:0", "910B4", cap, used, List.of());
+        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), false)), Finding.Kind.HEADROOM);
+        assertThat(f.figure("free").orElseThrow().bytes()).isEqualTo(4548 * MIB); // 32768 - 28220
+        assertThat(f.figure("free").orElseThrow().confidence()).isEqualTo(Confidence.MEASURED);
+        assertThat(f.text()).contains("4.44 GiB", "4,548 MiB");
+        // 28220 - 3197 .. 28220 - 2787 = 25,023 .. 25,433 MiB; / 30,196 = 0.83 .. 0.84
+        assertThat(f.figure("server_share_estimate_low").orElseThrow().bytes()).isEqualTo(25_023 * MIB);
+        assertThat(f.figure("server_share_estimate_high").orElseThrow().bytes()).isEqualTo(25_433 * MIB);
+        assertThat(f.figure("utilization_estimate").orElseThrow().confidence()).isEqualTo(Confidence.ESTIMATED);
+    }
+
+    @Test
+    void aPythonProcessNotNamedByTheEvidenceIsAnotherTenant() {
+        Figure p = Figure.bytes("p", 32 * 1024 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 20, "32768")));
+        DeviceFacts d = new DeviceFacts("npu:0/chip:0", "910B2", null, null,
+                List.of(new DeviceFacts.ProcessFacts(4242, "python", p, false)));
+        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), false)),
+                Finding.Kind.OTHER_TENANT);
+        assertThat(f.text()).contains("pid 4242 python", "32.00 GiB");
+    }
+
+    @Test
+    void aRankWithLessKvThanItsPeersIsNamed() {
+        List<ServerFacts> ranks = new java.util.ArrayList<>();
+        double[] kv = {20.0, 20.0, 12.5, 20.01};
+        for (int r = 0; r < kv.length; r++) {
+            Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+            f.put(Fact.KV_CACHE, gib("k", kv[r], 10 + r));
+            ranks.add(new ServerFacts("serve.log", ServerFacts.Engine.V1, r, List.of("npu:" + r + "/chip:0"), f, null, null));
+        }
+        Finding f = only(Verdict.findings(new RunFacts(ranks, List.of(), List.of(), false)), Finding.Kind.RANK_MISMATCH);
+        assertThat(f.devices()).containsExactly("npu:2/chip:0");
+        assertThat(gibOf(f, "difference")).isCloseTo(-7.5, within(0.005)); // 12.5 - median 20.0
+    }
+}
