@@ -1,0 +1,50 @@
+package io.hbmledger.report;
+
+import io.hbmledger.verdict.Finding;
+import java.io.PrintWriter;
+import java.util.List;
+
+/**
+ * Prints the findings first, one sentence each with its severity, then what to change,
+ * wrapped for a terminal. The figures' sources are in the JSON and in the ledgers below.
+ */
+final class FindingsTextWriter {
+
+    private static final int WIDTH = 110;
+
+    private FindingsTextWriter() {
+    }
+
+    static void write(List<Finding> findings, PrintWriter out) {
+        if (findings.isEmpty()) {
+            return;
+        }
+        out.println("findings");
+        for (Finding f : findings) {
+            String head = "  " + f.severity().jsonName().toUpperCase(java.util.Locale.ROOT) + " " + f.kind().jsonName()
+                    + (f.instance() == null ? "" : " [" + f.instance() + "]") + ": ";
+            wrap(out, head, f.text(), "      ");
+            for (String a : f.advice()) {
+                wrap(out, "      -> ", a, "         ");
+            }
+        }
+        out.println();
+    }
+
+    private static void wrap(PrintWriter out, String first, String text, String indent) {
+        StringBuilder line = new StringBuilder(first);
+        int start = first.length();
+        for (String word : text.split(" ")) {
+            if (line.length() > start && line.length() + 1 + word.length() > WIDTH) {
+                out.println(line);
+                line = new StringBuilder(indent);
+                start = indent.length();
+            }
+            if (line.length() > start) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        out.println(line);
+    }
+}

@@ -1,0 +1,185 @@
+package io.hbmledger.verdict;
+
+import static io.hbmledger.ledger.Units.MIB;
+
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceLedger;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Ledger;
+import io.hbmledger.ledger.TaggedObservation;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Gathers the facts the findings need from a run's evidence set and its ledger: one
+ * {@link ServerFacts} per server instance (each vLLM log, or each rank of a deployment whose
+ * figures are per rank) and one {@link DeviceFacts} per ledger device. No I/O.
+ */
+public final class RunFactsBuilder {
+
+    /** vLLM quantity (evidence-v1) -> fact. A later line of the same quantity refines an earlier one. */
+    private static final Map<String, Fact> VLLM = Map.ofEntries(
+            Map.entry("memory_utilization", Fact.UTILIZATION),
+            Map.entry("total_memory", Fact.TOTAL_SEEN),
+            Map.entry("free_memory_at_start", Fact.FREE_AT_START),
+            Map.entry("instance_budget", Fact.REQUESTED),
+            Map.entry("weights", Fact.WEIGHTS),
+            Map.entry("non_torch", Fact.NON_TORCH),
+            Map.entry("activation_peak", Fact.ACTIVATION_PEAK),
+            Map.entry("kv_cache_available", Fact.KV_CACHE),
+            Map.entry("kv_cache_needed", Fact.KV_NEEDED),
+            Map.entry("gpu_blocks", Fact.GPU_BLOCKS),
+            Map.entry("cpu_blocks", Fact.CPU_BLOCKS),
+            Map.entry("kv_cache_tokens", Fact.KV_TOKENS),
+            Map.entry("max_model_len", Fact.MAX_MODEL_LEN),
+            Map.entry("max_concurrency", Fact.MAX_CONCURRENCY),
+            Map.entry("graph_memory", Fact.GRAPH_POOL),
+            Map.entry("oom_tried", Fact.OOM_TRIED),
+            Map.entry("oom_free", Fact.OOM_FREE),
+            Map.entry("oom_total_capacity", Fact.OOM_TOTAL));
+
+    private RunFactsBuilder() {
+    }
+
+    /**
+     * @param peerUtilizations utilizations of all instances sharing the devices, in start
+     *     order, as the user gives them; those of the instances whose logs the run holds are
+     *     taken out once each, the rest are the peers
+     */
+    public static RunFacts build(EvidenceSet ev, Ledger ledger, List<Figure> peerUtilizations, boolean gpu) {
+        List<ServerFacts> servers = servers(ev, ledger);
+        List<Figure> peers = new ArrayList<>(peerUtilizations);
+        for (ServerFacts s : servers) {
+            if (s.has(Fact.UTILIZATION) && (s.rank() == null || s.rank() == 0)) {
+                double own = s.fact(Fact.UTILIZATION).value();
+                peers.stream().filter(p -> Math.abs(p.value() - own) < 1e-9).findFirst().ifPresent(peers::remove);
+            }
+        }
+        return new RunFacts(servers, devices(ev, ledger, gpu), peers, gpu);
+    }
+
+    private static List<ServerFacts> servers(EvidenceSet ev, Ledger ledger) {
+        Map<String, List<TaggedObservation>> byInstance = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.observations()) {
+            if (t.isVllm()) {
+                String key = t.rank() == null ? t.file() + "\u0000" : "deployment\u0000" + t.rank();
+                byInstance.computeIfAbsent(key, k -> new ArrayList<>()).add(t);
+            }
+        }
+        boolean ranked = byInstance.keySet().stream().anyMatch(k -> k.startsWith("deployment\u0000"));
+        List<TaggedObservation> shared = new ArrayList<>();
+        if (ranked) {
+            // lines without a rank (the engine's budget, its args) serve every rank's figures
+            for (var it = byInstance.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (!e.getKey().startsWith("deployment\u0000")) {
+                    shared.addAll(e.getValue());
+                    it.remove();
+                }
+            }
+        }
+        List<ServerFacts> out = new ArrayList<>();
+        for (Map.Entry<String, List<TaggedObservation>> e : byInstance.entrySet()) {
+            List<TaggedObservation> obs = new ArrayList<>(shared);
+            obs.addAll(e.getValue());
+            Integer rank = e.getValue().get(0).rank();
+            String instance = rank == null ? e.getValue().get(0).file() : "deployment";
+            out.add(server(instance, rank, obs, devicesOf(rank, ledger)));
+        }
+        return out;
+    }
+
+    private static ServerFacts server(String instance, Integer rank, List<TaggedObservation> obs, List<String> devices) {
+        Map<Fact, Figure> facts = new EnumMap<>(Fact.class);
+        io.hbmledger.ledger.Source refusal = null;
+        io.hbmledger.ledger.Source oom = null;
+        ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
+        for (TaggedObservation t : obs) {
+            Fact f = VLLM.get(t.quantity());
+            if (f == null) {
+                continue;
+            }
+            facts.put(f, figure(t));
+            if (f == Fact.MAX_CONCURRENCY && t.o().tokensPerRequest() != null) {
+                facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().tokensPerRequest(),
+                        Confidence.REPORTED, null, List.of(t.source())));
+            }
+            if (f == Fact.FREE_AT_START) {
+                refusal = t.source();
+                engine = ServerFacts.Engine.V1;
+            }
+            if (f == Fact.OOM_TRIED) {
+                oom = t.source();
+            }
+            if (f == Fact.CPU_BLOCKS) {
+                // V1 has no CPU swap blocks
+                engine = ServerFacts.Engine.V0;
+            }
+            if (f == Fact.KV_TOKENS && engine == ServerFacts.Engine.UNKNOWN) {
+                engine = ServerFacts.Engine.V1;
+            }
+        }
+        return new ServerFacts(instance, engine, rank, devices, facts, refusal, oom);
+    }
+
+    private static Figure figure(TaggedObservation t) {
+        List<io.hbmledger.ledger.Source> src = List.of(t.source());
+        return t.o().isBytes()
+                ? Figure.bytes(t.quantity(), t.o().bytes(), Confidence.REPORTED, null, src)
+                : Figure.value(t.quantity(), t.o().value(), Confidence.REPORTED, null, src);
+    }
+
+    private static List<String> devicesOf(Integer rank, Ledger ledger) {
+        List<String> out = new ArrayList<>();
+        for (DeviceLedger d : ledger.devices()) {
+            if (rank == null ? ledger.devices().size() == 1 : d.ranks().contains(rank)) {
+                out.add(d.device());
+            }
+        }
+        return out;
+    }
+
+    private static List<DeviceFacts> devices(EvidenceSet ev, Ledger ledger, boolean gpu) {
+        Set<Long> serverPids = new HashSet<>(ev.layout() == null ? List.of() : ev.layout().serverPids());
+        for (TaggedObservation t : ev.observations()) {
+            if (t.isVllm() && t.o().pid() != null) {
+                serverPids.add(t.o().pid());
+            }
+        }
+        List<DeviceFacts> out = new ArrayList<>();
+        for (DeviceLedger d : ledger.devices()) {
+            Figure cap = amount("capacity", d.capacity());
+            Figure used = amount("used", d.used());
+            List<DeviceFacts.ProcessFacts> procs = new ArrayList<>();
+            for (TaggedObservation t : ev.observations()) {
+                if (t.isSmi() && "process_memory".equals(t.quantity()) && d.device().equals(t.o().device())
+                        && t.o().pid() != null && sameMomentAsUsed(t, d)) {
+                    procs.add(new DeviceFacts.ProcessFacts(t.o().pid(), t.o().processName(),
+                            Figure.bytes("process", t.o().bytes(), Confidence.MEASURED, null, List.of(t.source())),
+                            serverPids.contains(t.o().pid())));
+                }
+            }
+            String model = !gpu && cap != null && cap.known() && cap.bytes() == 32768 * MIB ? "910B4" : null;
+            out.add(new DeviceFacts(d.device(), model, cap, used, procs));
+        }
+        return out;
+    }
+
+    /** Process rows of the sample the ledger's used figure came from, not of other moments. */
+    private static boolean sameMomentAsUsed(TaggedObservation t, DeviceLedger d) {
+        return d.used() != null && d.used().source() != null && d.used().source().file().equals(t.file());
+    }
+
+    private static Figure amount(String name, DeviceLedger.Amount a) {
+        if (a == null || !a.known()) {
+            return null;
+        }
+        return new Figure(name, a.bytes(), null, a.confidence(), a.arithmetic(),
+                a.source() == null ? List.of() : List.of(a.source()));
+    }
+}
