@@ -2,6 +2,7 @@ package io.hbmledger.cli;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.ledger.Attribution;
@@ -19,9 +20,9 @@ import io.hbmledger.run.FileProblem;
 import io.hbmledger.run.Moment;
 import io.hbmledger.run.RunDirectory;
 import io.hbmledger.run.RunInstants;
-import io.hbmledger.run.RunManifest;
 import io.hbmledger.run.RunManifest.Deployment;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
+import io.hbmledger.run.RunManifest;
 import io.hbmledger.weights.ParallelLayout;
 import io.hbmledger.weights.PlanOptions;
 import java.io.IOException;
@@ -184,7 +185,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         List<MsprofLoader.Item> msprofItems = new ArrayList<>();
         for (Input in : files) {
             try {
-                Optional<String> msprofFormat = MsprofLoader.format(in.path());
+                Optional<EvidenceFormat> msprofFormat = MsprofLoader.format(in.path());
                 if (msprofFormat.isPresent()) {
                     // read below as a whole, at the run's instants: the ledger gets summaries
                     msprofItems.add(new MsprofLoader.Item(in.path(), in.sourceName()));
@@ -195,7 +196,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     if (checkpoint == null) {
                         checkpoint = loader.manifest(in.path(), in.shown(), in.sourceName());
                     }
-                    infos.add(new EvidenceSet.FileInfo(in.sourceName(), "weights-manifest", in.moment()));
+                    infos.add(new EvidenceSet.FileInfo(in.sourceName(), EvidenceFormat.WEIGHTS_MANIFEST, in.moment()));
                     continue;
                 }
                 EvidenceFile f = readers.read(in.path(), in.shown());
@@ -210,7 +211,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
                 for (Observation o : f.observations()) {
                     Integer rank = in.rank() != null ? in.rank()
-                            : RankLabels.rankOf(o.process(), o.dpRank(), layout.tp(), pipeline, layout.dp());
+                            : RankLabels.rankOf(o.context().process(), o.context().dpRank(), layout.tp(), pipeline, layout.dp());
                     tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
                 }
             } catch (EvidenceException e) {
@@ -246,8 +247,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
             throw new BadInput(String.join(System.lineSeparator() + "hbm-ledger: ", errors)
                     + System.lineSeparator() + "hbm-ledger: no ledger written: fix or remove the files above");
         }
-        if (infos.stream().noneMatch(f -> f.format().startsWith("npu-smi") || f.format().equals("vllm-log")
-                || f.format().startsWith("msprof") || f.format().startsWith("nvidia-smi"))) {
+        if (infos.stream().noneMatch(f -> f.format().isDeviceSample() || f.format().family() == EvidenceFormat.Family.VLLM_LOG
+                || f.format().family() == EvidenceFormat.Family.MSPROF)) {
             throw new BadInput("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
         }
         if (tagged.stream().noneMatch(t -> t.o().isBytes()) && msprofItems.isEmpty()) {

@@ -1,6 +1,7 @@
 package io.hbmledger.cli;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
 import io.hbmledger.evidence.safetensors.LfsPointers;
 import io.hbmledger.evidence.safetensors.ManifestJson;
@@ -101,13 +102,13 @@ final class CheckpointLoader {
      * @param shown the path as named in messages
      * @param cited the path as the ledger cites it (relative to the run directory, as run.json has it)
      */
-    record LooseFile(Path path, String shown, String cited, String format) {
+    record LooseFile(Path path, String shown, String cited, EvidenceFormat format) {
     }
 
     /** Evidence formats that {@link #loose} takes. */
-    static boolean isCheckpointFormat(String format) {
-        return format.equals("model-config") || format.equals("safetensors-index") || format.equals("safetensors")
-                || format.equals("lfs-pointer");
+    static boolean isCheckpointFormat(EvidenceFormat format) {
+        return format == EvidenceFormat.MODEL_CONFIG || format == EvidenceFormat.SAFETENSORS_INDEX
+                || format == EvidenceFormat.SAFETENSORS || format == EvidenceFormat.LFS_POINTER;
     }
 
     /**
@@ -128,7 +129,7 @@ final class CheckpointLoader {
             String c = f.cited();
             String name = p.getFileName().toString();
             switch (f.format()) {
-                case "lfs-pointer" -> {
+                case LFS_POINTER -> {
                     List<LfsPointers.Pointer> pointers = LfsPointers.parse(Files.readString(p, StandardCharsets.UTF_8));
                     for (LfsPointers.Pointer ptr : pointers) {
                         lfs.add(new CheckpointManifest.LfsFile(ptr.name() == null ? name : ptr.name(), ptr.size()));
@@ -138,7 +139,7 @@ final class CheckpointLoader {
                         sources.add(new Source(c, pointers.get(0).line(), "size " + pointers.get(0).text()));
                     }
                 }
-                case "safetensors" -> {
+                case SAFETENSORS -> {
                     if (!name.endsWith(".safetensors") || name.contains("adapter_model")) {
                         continue; // a header saved as JSON (no file to size), or a PEFT adapter, not the model
                     }
@@ -146,13 +147,13 @@ final class CheckpointLoader {
                     headers.add(new CheckpointManifest.File(name, Files.size(p), h.headerBytes(), h.tensors()));
                     sources.add(CheckpointSources.header(p, c));
                 }
-                case "safetensors-index" -> {
+                case SAFETENSORS_INDEX -> {
                     SafetensorsIndex idx = SafetensorsIndex.parse(s, Files.readString(p, StandardCharsets.UTF_8));
                     index = new CheckpointManifest.Index(name, idx.totalSize(), new ArrayList<>(idx.weightMap().keySet()),
                             new ArrayList<>(idx.shards()));
                     sources.add(indexSource(c, idx));
                 }
-                case "model-config" -> {
+                case MODEL_CONFIG -> {
                     config = Files.readString(p, StandardCharsets.UTF_8);
                     configShown = s;
                     configCited = c;

@@ -2,6 +2,7 @@ package io.hbmledger.cli;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.report.EvidenceJsonWriter;
 import io.hbmledger.report.EvidenceTextWriter;
@@ -14,10 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger evidence FILE...}: what was read from each file, before attribution. */
 @Command(name = "evidence", mixinStandardHelpOptions = true,
@@ -58,11 +59,11 @@ public final class EvidenceCommand implements Callable<Integer> {
             } catch (EvidenceException e) {
                 unusable = true;
                 err.println("hbm-ledger: " + e.getMessage());
-                results.add(new EvidenceFile(shown, EvidenceFile.UNKNOWN, List.of(), List.of(e.getMessage())));
+                results.add(new EvidenceFile(shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
             } catch (IOException e) {
                 unusable = true;
                 err.println("hbm-ledger: " + shown + ": " + FileProblem.cannotRead(e));
-                results.add(new EvidenceFile(shown, EvidenceFile.UNKNOWN, List.of(),
+                results.add(new EvidenceFile(shown, EvidenceFormat.UNKNOWN, List.of(),
                         List.of(FileProblem.cannotRead(e))));
             }
         }

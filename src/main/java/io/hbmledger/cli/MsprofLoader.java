@@ -1,5 +1,6 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.msprof.MsprofAnalyzer;
 import io.hbmledger.evidence.msprof.MsprofExport;
@@ -49,12 +50,12 @@ final class MsprofLoader {
     }
 
     /** The evidence format to record for an msprof entry, or empty when the path is not msprof data. */
-    static Optional<String> format(Path p) throws IOException {
+    static Optional<EvidenceFormat> format(Path p) throws IOException {
         if (Files.isDirectory(p)) {
             String n = p.getFileName() == null ? "" : p.getFileName().toString();
             if (n.startsWith("PROF_") || n.endsWith("_ascend_pt") || n.equals("mindstudio_profiler_output")
                     || n.equals("ASCEND_PROFILER_OUTPUT") || !MsprofExportWalker.find(p).isEmpty()) {
-                return Optional.of("msprof-export");
+                return Optional.of(EvidenceFormat.MSPROF_EXPORT);
             }
             return Optional.empty();
         }

@@ -1,6 +1,7 @@
 package io.hbmledger.collect;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.vllmlog.VllmLogParser;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,22 +39,22 @@ import java.util.stream.Collectors;
 final class DebugLevelFigures {
 
     /** Quantities whose only source in V1 logs is a DEBUG line, with the words the reason uses. */
-    private static final Map<String, String> DEBUG_ONLY = debugOnly();
+    private static final Map<Quantity, String> DEBUG_ONLY = debugOnly();
 
     /** Figures printed once the engine has sized its KV cache: the log reaches past the profiling. */
-    private static final Set<String> KV_SIZED = Set.of("kv_cache_available", "available_memory", "kv_cache_tokens", "gpu_blocks");
+    private static final Set<Quantity> KV_SIZED = Set.of(Quantity.KV_CACHE_AVAILABLE, Quantity.AVAILABLE_MEMORY, Quantity.KV_CACHE_TOKENS, Quantity.GPU_BLOCKS);
 
     private DebugLevelFigures() {
     }
 
-    private static Map<String, String> debugOnly() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("activation_peak", "activation peak");
-        m.put("non_torch", "non-torch memory");
-        m.put("free_memory_at_start", "free memory at start");
-        m.put("instance_budget", "requested budget (total x gpu_memory_utilization)");
-        m.put("profiling_seconds", "profiling time");
-        m.put("kv_cache_suggested", "suggested --kv-cache-memory");
+    private static Map<Quantity, String> debugOnly() {
+        Map<Quantity, String> m = new LinkedHashMap<>();
+        m.put(Quantity.ACTIVATION_PEAK, "activation peak");
+        m.put(Quantity.NON_TORCH, "non-torch memory");
+        m.put(Quantity.FREE_MEMORY_AT_START, "free memory at start");
+        m.put(Quantity.INSTANCE_BUDGET, "requested budget (total x gpu_memory_utilization)");
+        m.put(Quantity.PROFILING_SECONDS, "profiling time");
+        m.put(Quantity.KV_CACHE_SUGGESTED, "suggested --kv-cache-memory");
         return m;
     }
 
@@ -66,9 +67,9 @@ final class DebugLevelFigures {
         if (log.debugRecords()) {
             return Optional.empty();
         }
-        Set<String> seen = log.observations().stream().map(Observation::quantity).collect(Collectors.toSet());
+        Set<Quantity> seen = log.observations().stream().map(Observation::quantity).collect(Collectors.toSet());
         boolean sized = seen.stream().anyMatch(KV_SIZED::contains);
-        if (!sized || seen.contains("activation_peak") && seen.contains("non_torch")) {
+        if (!sized || seen.contains(Quantity.ACTIVATION_PEAK) && seen.contains(Quantity.NON_TORCH)) {
             return Optional.empty();
         }
         List<String> lacking = new ArrayList<>();

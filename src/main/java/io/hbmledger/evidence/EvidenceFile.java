@@ -7,10 +7,9 @@ import java.util.List;
  * and warnings that name the line ({@code "line 7: ..."}) or row they concern.
  *
  * @param path the path as the user named it
- * @param format contract format name ({@code npu-smi-info}, {@code vllm-log}, ...) or
- *     {@code unknown}
+ * @param format the detected format, {@link EvidenceFormat#UNKNOWN} when no reader knew the file
  */
-public record EvidenceFile(String path, String format, List<Observation> observations,
+public record EvidenceFile(String path, EvidenceFormat format, List<Observation> observations,
                            List<String> warnings) {
 
     public EvidenceFile {
@@ -18,17 +17,7 @@ public record EvidenceFile(String path, String format, List<Observation> observa
         warnings = List.copyOf(warnings);
     }
 
-    public static final String UNKNOWN = "unknown";
-
     public boolean usable() {
-        return !UNKNOWN.equals(format);
-    }
-
-    /**
-     * True when the format's {@code line} counts data rows of a table (CSV, header excluded;
-     * SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
-     */
-    public static boolean countsDataRows(String format) {
-        return format.endsWith("-csv") || format.endsWith("-db");
+        return format != EvidenceFormat.UNKNOWN;
     }
 }

@@ -13,9 +13,9 @@ public interface EvidenceReader {
     /**
      * Recognises this reader's format from the file's first bytes.
      *
-     * @return the contract format name, or empty when the content is not this reader's
+     * @return the format, or empty when the content is not this reader's
      */
-    Optional<String> detect(FileHead head);
+    Optional<EvidenceFormat> detect(FileHead head);
 
     /**
      * Reads the whole file. Unreadable parts become warnings naming line or row; a file that

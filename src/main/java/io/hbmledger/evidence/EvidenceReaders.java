@@ -54,7 +54,7 @@ public final class EvidenceReaders {
             return unknown(displayPath, "line 1: the file is empty; expected npu-smi, nvidia-smi, vLLM log, msprof, safetensors or config.json content");
         }
         for (EvidenceReader reader : readers) {
-            Optional<String> format = reader.detect(head);
+            Optional<EvidenceFormat> format = reader.detect(head);
             if (format.isPresent()) {
                 return reader.read(file, displayPath, head);
             }
@@ -71,7 +71,7 @@ public final class EvidenceReaders {
     }
 
     private static EvidenceFile unknown(String path, String warning) {
-        return new EvidenceFile(path, EvidenceFile.UNKNOWN, List.of(), List.of(warning));
+        return new EvidenceFile(path, EvidenceFormat.UNKNOWN, List.of(), List.of(warning));
     }
 
     public List<EvidenceReader> readers() {

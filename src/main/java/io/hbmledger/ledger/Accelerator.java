@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import java.util.Locale;
 
 /**
@@ -16,14 +17,14 @@ final class Accelerator {
     }
 
     static Kind of(EvidenceSet ev) {
-        if (ev.hasFormat("nvidia-smi")) {
+        if (ev.has(EvidenceFormat.Family.NVIDIA_SMI)) {
             return Kind.GPU;
         }
-        if (ev.hasFormat("npu-smi") || ev.hasFormat("msprof")) {
+        if (ev.has(EvidenceFormat.Family.NPU_SMI) || ev.has(EvidenceFormat.Family.MSPROF)) {
             return Kind.ASCEND;
         }
         for (TaggedObservation t : ev.where(OomDevices::isOom)) {
-            String dev = t.o().device() == null ? "" : t.o().device().toLowerCase(Locale.ROOT);
+            String dev = t.o().context().device() == null ? "" : t.o().context().device().toLowerCase(Locale.ROOT);
             if (dev.startsWith("gpu") || dev.startsWith("cuda")) {
                 return Kind.GPU;
             }

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Optional;
@@ -18,10 +19,10 @@ final class BudgetCheck implements DeviceRule {
             return;
         }
         int rank = d.ranks.get(0);
-        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm("memory_utilization"), rank, ev.layout());
-        Optional<RankPick.Picked> total = RankPick.pick(ev.vllm("total_memory"), rank, ev.layout());
+        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm(Quantity.MEMORY_UTILIZATION), rank, ev.layout());
+        Optional<RankPick.Picked> total = RankPick.pick(ev.vllm(Quantity.TOTAL_MEMORY), rank, ev.layout());
         Optional<TaggedObservation> oomTotal = OomDevices.of(ev, d.logicalDevice).stream()
-                .filter(t -> t.quantity().equals("oom_total_capacity")).findFirst();
+                .filter(t -> t.quantity() == Quantity.OOM_TOTAL_CAPACITY).findFirst();
         Long t = total.map(p -> p.t().o().bytes()).orElse(oomTotal.map(o -> o.o().bytes()).orElse(null));
         Source tSrc = total.map(p -> p.t().source()).orElse(oomTotal.map(TaggedObservation::source).orElse(null));
         if (t != null && d.capacity.known()) {
@@ -34,7 +35,7 @@ final class BudgetCheck implements DeviceRule {
         }
         // vLLM's own product (V0 "total_gpu_memory (X) x gpu_memory_utilization (u) = Y") is more
         // precise than one worked from its rounded total, so it wins when printed.
-        Optional<RankPick.Picked> printed = RankPick.pick(ev.vllm("instance_budget"), rank, ev.layout());
+        Optional<RankPick.Picked> printed = RankPick.pick(ev.vllm(Quantity.INSTANCE_BUDGET), rank, ev.layout());
         long budget;
         String head;
         if (printed.isPresent()) {

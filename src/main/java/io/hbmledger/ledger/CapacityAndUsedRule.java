@@ -1,10 +1,13 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.DeviceLedger.Amount;
 import io.hbmledger.run.Moment;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Capacity and used memory of the device from an npu-smi sample at the ledger's moment
@@ -34,7 +37,7 @@ final class CapacityAndUsedRule implements DeviceRule {
             d.sampleMoment = m == null ? null : m.jsonName();
             ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
             Optional<UsageRate> rate = UsageRate.of(rows);
-            if (pick(rows, "hbm_used", "memory_used", "fb_used").isEmpty() && rate.isPresent()) {
+            if (pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).isEmpty() && rate.isPresent()) {
                 UsageRate r = rate.get();
                 String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, r.rate());
                 d.capacity = new Amount(r.capacity().o().bytes(), r.capacity().source(), r.what() + " (npu-smi info -t usages), "
@@ -45,20 +48,20 @@ final class CapacityAndUsedRule implements DeviceRule {
                         r.arithmetic());
                 return;
             }
-            TaggedObservation u = pick(rows, "hbm_used", "memory_used", "fb_used").orElseThrow();
+            TaggedObservation u = pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).orElseThrow();
             String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, u);
             d.used = new Amount(u.o().bytes(), u.source(), note(u, m) + which);
-            pick(rows, "hbm_total", "memory_total", "fb_total").ifPresent(c ->
+            pick(rows, Quantity.HBM_TOTAL, Quantity.MEMORY_TOTAL, Quantity.FB_TOTAL).ifPresent(c ->
                     d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
             return;
         }
         // No sample at the moment: capacity does not change, so any sample of the device gives it.
         for (EvidenceSet.FileInfo f : ev.files()) {
-            if (!EvidenceSet.isDeviceSample(f.format())) {
+            if (!f.format().isDeviceSample()) {
                 continue;
             }
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-            Optional<TaggedObservation> cap = pick(rows, "hbm_total", "hbm_capacity", "memory_total", "memory_capacity", "fb_total");
+            Optional<TaggedObservation> cap = pick(rows, Quantity.HBM_TOTAL, Quantity.HBM_CAPACITY, Quantity.MEMORY_TOTAL, Quantity.MEMORY_CAPACITY, Quantity.FB_TOTAL);
             if (cap.isPresent()) {
                 ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
                 TaggedObservation c = cap.get();
@@ -80,7 +83,7 @@ final class CapacityAndUsedRule implements DeviceRule {
         List<String> have = new java.util.ArrayList<>();
         List<String> atMoment = new java.util.ArrayList<>();
         for (EvidenceSet.FileInfo f : ev.files()) {
-            if (!EvidenceSet.isDeviceSample(f.format())) {
+            if (!f.format().isDeviceSample()) {
                 continue;
             }
             String name = f.file() + " (" + (f.moment() == null ? "no moment" : f.moment().jsonName()) + ")";
@@ -92,7 +95,7 @@ final class CapacityAndUsedRule implements DeviceRule {
             }
         }
         if (have.isEmpty() && atMoment.isEmpty()) {
-            return ev.files().stream().anyMatch(f -> EvidenceSet.isDeviceSample(f.format()))
+            return ev.files().stream().anyMatch(f -> f.format().isDeviceSample())
                     ? "no " + smi + " sample shows this device" : "no " + smi + " sample in the run";
         }
         if (!atMoment.isEmpty()) {
@@ -102,13 +105,13 @@ final class CapacityAndUsedRule implements DeviceRule {
     }
 
     private static boolean hasUsed(List<TaggedObservation> rows) {
-        return pick(rows, "hbm_used", "memory_used", "fb_used").isPresent() || UsageRate.of(rows).isPresent();
+        return pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).isPresent() || UsageRate.of(rows).isPresent();
     }
 
     /** The first quantity, in the order given, that the rows have. */
-    private static Optional<TaggedObservation> pick(List<TaggedObservation> rows, String... quantities) {
-        for (String q : quantities) {
-            Optional<TaggedObservation> h = rows.stream().filter(t -> t.quantity().equals(q)).findFirst();
+    private static Optional<TaggedObservation> pick(List<TaggedObservation> rows, Quantity... quantities) {
+        for (Quantity q : quantities) {
+            Optional<TaggedObservation> h = rows.stream().filter(t -> t.quantity() == q).findFirst();
             if (h.isPresent()) {
                 return h;
             }
@@ -116,9 +119,12 @@ final class CapacityAndUsedRule implements DeviceRule {
         return Optional.empty();
     }
 
+    private static final Set<Quantity> DDR = EnumSet.of(Quantity.MEMORY_USED, Quantity.MEMORY_TOTAL, Quantity.MEMORY_CAPACITY);
+    private static final Set<Quantity> FB = EnumSet.of(Quantity.FB_USED, Quantity.FB_TOTAL);
+
     private static String note(TaggedObservation t, Moment m) {
-        String what = t.quantity().startsWith("memory_") ? "DDR Memory-Usage (this chip shows no HBM)"
-                : t.quantity().startsWith("fb_") ? "nvidia-smi FB memory" : "HBM-Usage";
+        String what = DDR.contains(t.quantity()) ? "DDR Memory-Usage (this chip shows no HBM)"
+                : FB.contains(t.quantity()) ? "nvidia-smi FB memory" : "HBM-Usage";
         return what + ", " + (m == null ? "sample without a stated moment" : m.jsonName() + " sample");
     }
 }

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.weights.ParallelLayout;
 import io.hbmledger.weights.WeightsCrossCheck;
 import io.hbmledger.weights.WeightsPlan;
@@ -46,7 +47,7 @@ final class CheckpointWeightsRule implements DeviceRule {
                     + "; sharding worked out from tensor names is an estimate, not vLLM's own figure)";
             // In an out-of-memory ledger the share splits PyTorch's allocated bytes into weights and the rest.
             Optional<TaggedObservation> alloc = OomDevices.of(ev, d.logicalDevice).stream()
-                    .filter(t -> t.quantity().equals("oom_allocated") && t.o().bytes() != null).reduce((a, b) -> b);
+                    .filter(t -> t.quantity() == Quantity.OOM_ALLOCATED && t.o().bytes() != null).reduce((a, b) -> b);
             if (alloc.isPresent()) {
                 long rest = alloc.get().o().bytes() - share;
                 note += "; PyTorch's allocated " + alloc.get().o().text() + " (" + alloc.get().source().shortForm()

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,11 +19,11 @@ final class DriverBaselineRule implements DeviceRule {
         long procs = 0;
         for (EvidenceSet.FileInfo f : ev.smiFiles(Moment.BASELINE)) {
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-            for (String q : List.of("hbm_used", "memory_used", "fb_used")) {
-                TaggedObservation u = rows.stream().filter(t -> t.quantity().equals(q)).findFirst().orElse(null);
+            for (Quantity q : List.of(Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED)) {
+                TaggedObservation u = rows.stream().filter(t -> t.quantity() == q).findFirst().orElse(null);
                 if (u != null) {
                     used.add(u);
-                    procs += rows.stream().filter(t -> t.quantity().equals("process_memory")).count();
+                    procs += rows.stream().filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).count();
                     break;
                 }
             }

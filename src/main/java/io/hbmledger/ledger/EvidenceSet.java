@@ -1,5 +1,7 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +53,7 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
     }
 
     /** One evidence file of the run: as shown to the user, its format and its moment. */
-    public record FileInfo(String file, String format, Moment moment) {
+    public record FileInfo(String file, EvidenceFormat format, Moment moment) {
     }
 
     public List<TaggedObservation> where(Predicate<TaggedObservation> p) {
@@ -64,23 +66,15 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         return out;
     }
 
-    public boolean hasFormat(String prefix) {
-        return files.stream().anyMatch(f -> f.format().startsWith(prefix));
-    }
-
-    public List<FileInfo> filesOf(String prefix) {
-        return files.stream().filter(f -> f.format().startsWith(prefix)).toList();
+    /** Whether the run holds a file written by the given tool. */
+    public boolean has(EvidenceFormat.Family family) {
+        return files.stream().anyMatch(f -> f.format().family() == family);
     }
 
     /** Device-sample files (npu-smi) taken at the given moment; null asks for untagged ones. */
     public List<FileInfo> smiFiles(Moment moment) {
-        return files.stream().filter(f -> isDeviceSample(f.format()))
+        return files.stream().filter(f -> f.format().isDeviceSample())
                 .filter(f -> Objects.equals(f.moment(), moment)).toList();
-    }
-
-    /** npu-smi or nvidia-smi output: a device sample. */
-    public static boolean isDeviceSample(String format) {
-        return format.startsWith("npu-smi") || format.startsWith("nvidia-smi");
     }
 
     /**
@@ -108,7 +102,7 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         List<List<TaggedObservation>> out = new ArrayList<>();
         for (List<TaggedObservation> sample : SmiSamples.split(where(t -> t.file().equals(file) && t.isSmi()))) {
             List<TaggedObservation> rows = deviceRows(sample, logicalDevice);
-            if (rows.stream().anyMatch(t -> !t.quantity().equals("process_memory") && !t.quantity().equals("process_count"))) {
+            if (rows.stream().anyMatch(t -> t.quantity() != Quantity.PROCESS_MEMORY && t.quantity() != Quantity.PROCESS_COUNT)) {
                 out.add(rows);
             }
         }
@@ -116,17 +110,17 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
     }
 
     private static List<TaggedObservation> deviceRows(List<TaggedObservation> inFile, int logicalDevice) {
-        boolean hasIds = inFile.stream().anyMatch(t -> t.o().deviceId() != null);
-        boolean gpu = inFile.stream().anyMatch(t -> t.format().startsWith("nvidia-smi"));
+        boolean hasIds = inFile.stream().anyMatch(t -> t.o().context().deviceId() != null);
+        boolean gpu = inFile.stream().anyMatch(t -> t.format().family() == EvidenceFormat.Family.NVIDIA_SMI);
         String key = gpu ? "gpu:" + logicalDevice : "npu:" + logicalDevice + "/chip:0";
         return inFile.stream().filter(t -> hasIds
-                ? Objects.equals(t.o().deviceId(), logicalDevice)
-                : key.equals(t.o().device())).toList();
+                ? Objects.equals(t.o().context().deviceId(), logicalDevice)
+                : key.equals(t.o().context().device())).toList();
     }
 
     /** The npu-smi device key of a logical device in a file, when a row matched. */
     public Optional<String> smiKey(String file, int logicalDevice) {
-        return smiRows(file, logicalDevice).stream().map(t -> t.o().device())
+        return smiRows(file, logicalDevice).stream().map(t -> t.o().context().device())
                 .filter(Objects::nonNull).findFirst();
     }
 
@@ -134,20 +128,20 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
     public boolean smiListsProcesses(String file) {
         // process_count 0: npu-smi's "No running processes found in NPU n", a table that lists nothing
         return observations.stream().anyMatch(t -> t.file().equals(file)
-                && ("process_memory".equals(t.quantity()) || "process_count".equals(t.quantity())));
+                && (t.quantity() == Quantity.PROCESS_MEMORY || t.quantity() == Quantity.PROCESS_COUNT));
     }
 
-    public Optional<TaggedObservation> first(String file, List<TaggedObservation> rows, String quantity) {
-        return rows.stream().filter(t -> t.quantity().equals(quantity)).findFirst();
+    public Optional<TaggedObservation> first(String file, List<TaggedObservation> rows, Quantity quantity) {
+        return rows.stream().filter(t -> t.quantity() == quantity).findFirst();
     }
 
     /** vLLM log observations of one quantity, in file order. */
-    public List<TaggedObservation> vllm(String quantity) {
-        return where(t -> t.isVllm() && t.quantity().equals(quantity));
+    public List<TaggedObservation> vllm(Quantity quantity) {
+        return where(t -> t.isVllm() && t.quantity() == quantity);
     }
 
     /** Observations of one quantity from any format, in file order. */
-    public List<TaggedObservation> quantity(String quantity) {
-        return where(t -> t.quantity().equals(quantity));
+    public List<TaggedObservation> quantity(Quantity quantity) {
+        return where(t -> t.quantity() == quantity);
     }
 }

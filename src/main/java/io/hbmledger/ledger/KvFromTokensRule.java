@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,8 +18,8 @@ final class KvFromTokensRule implements DeviceRule {
         if (d.ranks.isEmpty() || d.hasKnown(Component.KV_CACHE) || ev.checkpoint() != null) {
             return;
         }
-        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm("kv_cache_tokens"), d.ranks.get(0), ev.layout());
-        List<TaggedObservation> bpt = ev.quantity("kv_bytes_per_token");
+        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm(Quantity.KV_CACHE_TOKENS), d.ranks.get(0), ev.layout());
+        List<TaggedObservation> bpt = ev.quantity(Quantity.KV_BYTES_PER_TOKEN);
         if (tokens.isEmpty() || bpt.isEmpty()) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.weights.KvCacheEstimate;
 import io.hbmledger.weights.WeightsPlanner;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ final class KvTokensCheck implements DeviceRule {
         if (d.ranks.isEmpty()) {
             return;
         }
-        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm("kv_cache_tokens"), d.ranks.get(0), ev.layout());
+        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm(Quantity.KV_CACHE_TOKENS), d.ranks.get(0), ev.layout());
         PerToken pt = perToken(ev);
         if (tokens.isEmpty() || pt == null) {
             return;
@@ -114,18 +115,18 @@ final class KvTokensCheck implements DeviceRule {
                                 : ", this rank's share under " + c.layout()) + "; " + dtype);
             }
         }
-        List<TaggedObservation> bpt = ev.quantity("kv_bytes_per_token");
+        List<TaggedObservation> bpt = ev.quantity(Quantity.KV_BYTES_PER_TOKEN);
         if (bpt.isEmpty()) {
             return null;
         }
         TaggedObservation b = bpt.get(0);
         long whole = b.o().bytes() != null ? b.o().bytes() : (long) (double) b.o().value();
-        Integer layers = first(ev, "num_layers");
+        Integer layers = first(ev, Quantity.NUM_LAYERS);
         int tp = ev.layout().tp();
-        if (!ev.quantity("kv_lora_rank").isEmpty()) {
+        if (!ev.quantity(Quantity.KV_LORA_RANK).isEmpty()) {
             return new PerToken(whole, layers, List.of(b.source()), "config.json, MLA: the latent is whole on every rank; checkpoint dtype");
         }
-        Integer heads = first(ev, "num_kv_heads");
+        Integer heads = first(ev, Quantity.NUM_KV_HEADS);
         if (heads == null || heads <= 0) {
             return new PerToken(whole / tp, layers, List.of(b.source()), "config.json / TP " + tp + ", KV head count not known; checkpoint dtype");
         }
@@ -134,7 +135,7 @@ final class KvTokensCheck implements DeviceRule {
                 "config.json, " + perRank + " of " + heads + " KV heads per rank under TP " + tp + "; checkpoint dtype");
     }
 
-    private static Integer first(EvidenceSet ev, String q) {
+    private static Integer first(EvidenceSet ev, Quantity q) {
         List<TaggedObservation> l = ev.quantity(q);
         return l.isEmpty() || l.get(0).o().value() == null ? null : (int) (double) l.get(0).o().value();
     }

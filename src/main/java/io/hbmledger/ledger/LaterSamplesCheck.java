@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import java.util.List;
 
@@ -36,8 +37,8 @@ final class LaterSamplesCheck implements DeviceRule {
                 // every sample of the file (a capture under load holds many), one used row each
                 for (List<TaggedObservation> sample : ev.smiSamples(f.file(), d.logicalDevice)) {
                     for (TaggedObservation t : sample) {
-                        if (t.quantity().equals("hbm_used") || t.quantity().equals("fb_used")
-                                || t.quantity().equals("memory_used")) {
+                        if (t.quantity() == Quantity.HBM_USED || t.quantity() == Quantity.FB_USED
+                                || t.quantity() == Quantity.MEMORY_USED) {
                             samples++;
                             if (max == null || t.o().bytes() > max.o().bytes()) {
                                 max = t;

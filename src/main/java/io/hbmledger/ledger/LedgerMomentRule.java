@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 /**
  * Which instant the device's ledger explains: {@code oom} when the run's log holds an
  * out-of-memory failure (every device is explained at the failure, the failed one with
@@ -34,7 +35,7 @@ final class LedgerMomentRule implements DeviceRule {
      * <= 0), so the server never became ready.
      */
     static java.util.Optional<TaggedObservation> refusedKv(EvidenceSet ev) {
-        return ev.where(t -> t.quantity().equals("kv_cache_available") && t.o().bytes() != null && t.o().bytes() < 0)
+        return ev.where(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE && t.o().bytes() != null && t.o().bytes() < 0)
                 .stream().findFirst();
     }
 }

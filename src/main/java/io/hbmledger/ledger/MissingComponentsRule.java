@@ -1,5 +1,7 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 
 /**
@@ -10,7 +12,7 @@ final class MissingComponentsRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        boolean log = ev.hasFormat("vllm-log");
+        boolean log = ev.has(EvidenceFormat.Family.VLLM_LOG);
         String noLog = "no vLLM log in the run";
         if (d.hasKnown(Component.TORCH_ALLOCATED)) {
             msprof(ev, d);
@@ -18,12 +20,12 @@ final class MissingComponentsRule implements DeviceRule {
         }
         d.putIfAbsent(Entry.unknown(Component.WEIGHTS, log ? "no weights line for this rank in the vLLM log" : noLog));
         String kvNote = log ? "no KV cache figure for this rank in the vLLM log" : noLog;
-        if (!ev.vllm("kv_cache_tokens").isEmpty() && ev.quantity("kv_bytes_per_token").isEmpty()) {
-            kvNote += "; the log gives the KV cache size in tokens (line " + ev.vllm("kv_cache_tokens").get(0).o().line()
+        if (!ev.vllm(Quantity.KV_CACHE_TOKENS).isEmpty() && ev.quantity(Quantity.KV_BYTES_PER_TOKEN).isEmpty()) {
+            kvNote += "; the log gives the KV cache size in tokens (line " + ev.vllm(Quantity.KV_CACHE_TOKENS).get(0).o().line()
                     + "): add the model's config.json to the run to infer bytes";
         }
-        if (ev.vllm("kv_cache_tokens").isEmpty() && !ev.vllm("gpu_blocks").isEmpty()) {
-            TaggedObservation b = ev.vllm("gpu_blocks").get(ev.vllm("gpu_blocks").size() - 1);
+        if (ev.vllm(Quantity.KV_CACHE_TOKENS).isEmpty() && !ev.vllm(Quantity.GPU_BLOCKS).isEmpty()) {
+            TaggedObservation b = ev.vllm(Quantity.GPU_BLOCKS).get(ev.vllm(Quantity.GPU_BLOCKS).size() - 1);
             kvNote += "; the log gives the KV cache as " + b.o().text() + " blocks (line " + b.o().line()
                     + "), not bytes: blocks x block size (--block-size) x config.json's KV bytes per token would"
                     + " give them, which hbm-ledger does not work out yet";

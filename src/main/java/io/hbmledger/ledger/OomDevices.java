@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -19,7 +20,7 @@ final class OomDevices {
     }
 
     static boolean isOom(TaggedObservation t) {
-        return t.quantity().startsWith("oom_");
+        return Quantity.OUT_OF_MEMORY.contains(t.quantity());
     }
 
     /** The logical device an OOM line concerns, or null when it cannot be told. */
@@ -33,8 +34,8 @@ final class OomDevices {
         // (multiprocessing and Ray alike) see the deployment's devices in rank order and select
         // theirs by local rank, so position k is deployment.devices[k] (inferred; a worker started
         // with only its own device visible would print 0). Beyond the list it cannot be tied.
-        if (t.o().device() != null) {
-            Matcher m = INDEX.matcher(t.o().device());
+        if (t.o().context().device() != null) {
+            Matcher m = INDEX.matcher(t.o().context().device());
             if (m.find()) {
                 int visible = Integer.parseInt(m.group(1));
                 return visible < layout.devices().size() ? layout.devices().get(visible) : null;

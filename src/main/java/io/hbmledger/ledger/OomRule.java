@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,10 +19,10 @@ final class OomRule implements DeviceRule {
             return;
         }
         List<TaggedObservation> lines = OomDevices.of(ev, d.logicalDevice);
-        Optional<TaggedObservation> alloc = last(lines, "oom_allocated");
-        Optional<TaggedObservation> reserved = last(lines, "oom_reserved");
-        Optional<TaggedObservation> tried = last(lines, "oom_tried");
-        Optional<TaggedObservation> free = last(lines, "oom_free");
+        Optional<TaggedObservation> alloc = last(lines, Quantity.OOM_ALLOCATED);
+        Optional<TaggedObservation> reserved = last(lines, Quantity.OOM_RESERVED);
+        Optional<TaggedObservation> tried = last(lines, Quantity.OOM_TRIED);
+        Optional<TaggedObservation> free = last(lines, Quantity.OOM_FREE);
         if (alloc.isPresent()) {
             TaggedObservation a = alloc.get();
             d.put(new Entry(Component.TORCH_ALLOCATED, a.o().bytes(), Confidence.REPORTED, List.of(a.source()),
@@ -55,10 +56,10 @@ final class OomRule implements DeviceRule {
         }
     }
 
-    private static Optional<TaggedObservation> last(List<TaggedObservation> lines, String q) {
+    private static Optional<TaggedObservation> last(List<TaggedObservation> lines, Quantity q) {
         TaggedObservation found = null;
         for (TaggedObservation t : lines) {
-            if (t.quantity().equals(q)) {
+            if (t.quantity() == q) {
                 found = t;
             }
         }

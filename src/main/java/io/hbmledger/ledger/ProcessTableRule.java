@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -27,18 +28,18 @@ final class ProcessTableRule implements DeviceRule {
             return;
         }
         List<TaggedObservation> procs = ev.smiRows(d.sampleFile, d.logicalDevice).stream()
-                .filter(t -> t.quantity().equals("process_memory")).toList();
+                .filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).toList();
         List<Long> pids = ev.layout().serverPids();
         // In a container, npu-smi may show host pids while the server's own pids are the
         // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
         String sampleFile = d.sampleFile;
         boolean pidsSeen = !pids.isEmpty() && ev.where(t -> t.file().equals(sampleFile)
-                && t.quantity().equals("process_memory") && pids.contains(t.o().pid())).size() > 0;
+                && t.quantity() == Quantity.PROCESS_MEMORY && pids.contains(t.o().context().pid())).size() > 0;
         boolean byPid = pidsSeen;
         List<TaggedObservation> server = new ArrayList<>();
         List<TaggedObservation> other = new ArrayList<>();
         for (TaggedObservation p : procs) {
-            boolean isServer = byPid ? pids.contains(p.o().pid()) : byName(p.o().processName());
+            boolean isServer = byPid ? pids.contains(p.o().context().pid()) : byName(p.o().context().processName());
             (isServer ? server : other).add(p);
         }
         String how = byPid ? "told apart by deployment.server_pids"
@@ -100,7 +101,7 @@ final class ProcessTableRule implements DeviceRule {
         }
         StringBuilder b = new StringBuilder();
         for (TaggedObservation t : l) {
-            b.append(b.length() == 0 ? "" : " + ").append("pid ").append(t.o().pid()).append(' ')
+            b.append(b.length() == 0 ? "" : " + ").append("pid ").append(t.o().context().pid()).append(' ')
                     .append(t.o().bytes()).append(" B");
         }
         long sum = sum(l);
@@ -118,8 +119,8 @@ final class ProcessTableRule implements DeviceRule {
     private static String describe(List<TaggedObservation> l) {
         StringBuilder b = new StringBuilder();
         for (TaggedObservation t : l) {
-            b.append(b.length() == 0 ? "" : ", ").append("pid ").append(t.o().pid())
-                    .append(t.o().processName() == null ? "" : " " + t.o().processName());
+            b.append(b.length() == 0 ? "" : ", ").append("pid ").append(t.o().context().pid())
+                    .append(t.o().context().processName() == null ? "" : " " + t.o().context().processName());
         }
         return b.toString();
     }

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
@@ -24,9 +25,9 @@ final class ProfilePeakRule implements DeviceRule {
             return;
         }
         int rank = d.ranks.get(0);
-        Optional<RankPick.Picked> avail = RankPick.pick(ev.vllm("available_memory"), rank, ev.layout());
-        Optional<RankPick.Picked> total = RankPick.pick(ev.vllm("total_memory"), rank, ev.layout());
-        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm("memory_utilization"), rank, ev.layout());
+        Optional<RankPick.Picked> avail = RankPick.pick(ev.vllm(Quantity.AVAILABLE_MEMORY), rank, ev.layout());
+        Optional<RankPick.Picked> total = RankPick.pick(ev.vllm(Quantity.TOTAL_MEMORY), rank, ev.layout());
+        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm(Quantity.MEMORY_UTILIZATION), rank, ev.layout());
         Optional<Entry> weights = d.get(Component.WEIGHTS).filter(Entry::known);
         if (avail.isEmpty() || total.isEmpty() || util.isEmpty() || weights.isEmpty()) {
             return;

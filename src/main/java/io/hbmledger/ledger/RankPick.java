@@ -36,7 +36,7 @@ final class RankPick {
         Map<String, TaggedObservation> byWorker = new LinkedHashMap<>();
         for (TaggedObservation t : lines) {
             if (t.rank() == null) {
-                byWorker.put(t.file() + "|" + t.o().process(), t);
+                byWorker.put(t.file() + "|" + t.o().context().process(), t);
             }
         }
         if (byWorker.isEmpty()) {
@@ -56,7 +56,7 @@ final class RankPick {
         if (layout.ranks() == 1) {
             return Optional.of(new Picked(best, Confidence.REPORTED, "the only rank"));
         }
-        String who = best.o().process() == null ? "a line without a worker label" : "worker " + best.o().process();
+        String who = best.o().context().process() == null ? "a line without a worker label" : "worker " + best.o().context().process();
         if (same && last.size() == 1) {
             return Optional.of(new Picked(best, Confidence.INFERRED,
                     "one figure from " + who + " serves all " + layout.ranks() + " ranks; applied to rank " + rank));
@@ -65,7 +65,7 @@ final class RankPick {
             // V0 worker processes carry a pid but no rank: each printed its own figure, all equal
             StringBuilder names = new StringBuilder();
             for (TaggedObservation t : last) {
-                names.append(names.length() == 0 ? "" : ", ").append(t.o().process() == null ? "unlabelled" : t.o().process());
+                names.append(names.length() == 0 ? "" : ", ").append(t.o().context().process() == null ? "unlabelled" : t.o().context().process());
             }
             return Optional.of(new Picked(best, Confidence.INFERRED, last.size() + " workers without a rank label ("
                     + names + ") printed the same figure; the log does not say which rank each is, so it is applied to all "

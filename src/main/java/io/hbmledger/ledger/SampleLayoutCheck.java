@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -17,9 +19,12 @@ final class SampleLayoutCheck implements DeviceRule {
 
     static final String NAME = "samples_same_layout";
 
+    /** The capacity column of an npu-smi or nvidia-smi usage row. */
+    private static final Set<Quantity> CAPACITY = EnumSet.of(Quantity.HBM_TOTAL, Quantity.MEMORY_TOTAL, Quantity.FB_TOTAL);
+
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        List<EvidenceSet.FileInfo> files = ev.files().stream().filter(f -> EvidenceSet.isDeviceSample(f.format())).toList();
+        List<EvidenceSet.FileInfo> files = ev.files().stream().filter(f -> f.format().isDeviceSample()).toList();
         if (files.size() < 2) {
             return;
         }
@@ -27,14 +32,14 @@ final class SampleLayoutCheck implements DeviceRule {
         List<String> described = new ArrayList<>();
         for (EvidenceSet.FileInfo f : files) {
             List<TaggedObservation> all = ev.where(t -> t.file().equals(f.file()) && t.isSmi());
-            if (all.stream().allMatch(t -> t.o().device() == null)) {
+            if (all.stream().allMatch(t -> t.o().context().device() == null)) {
                 continue; // e.g. npu-smi info -t usages -i N: no table layout to compare
             }
-            long chips = all.stream().map(t -> t.o().device()).filter(Objects::nonNull).distinct().count();
-            boolean ids = all.stream().anyMatch(t -> t.o().deviceId() != null);
+            long chips = all.stream().map(t -> t.o().context().device()).filter(Objects::nonNull).distinct().count();
+            boolean ids = all.stream().anyMatch(t -> t.o().context().deviceId() != null);
             String key = ev.smiKey(f.file(), d.logicalDevice).orElse("absent");
             Long cap = ev.smiRows(f.file(), d.logicalDevice).stream()
-                    .filter(t -> t.quantity().endsWith("_total")).map(t -> t.o().bytes()).findFirst().orElse(null);
+                    .filter(t -> CAPACITY.contains(t.quantity())).map(t -> t.o().bytes()).findFirst().orElse(null);
             String shape = key + ", " + chips + " chips, " + (ids ? "with" : "no") + " Phy-ID"
                     + (cap == null ? "" : ", capacity " + Units.gib(cap));
             shapes.add(shape);

@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,14 +26,14 @@ final class ServerStartsInLog {
         // a figure on a marker line ("non-default args: {... gpu_memory_utilization: 0.8}") is
         // part of that start, not a sign that a start already ran
         java.util.Set<Integer> markerLines = new java.util.HashSet<>();
-        fileObs.stream().filter(t -> t.quantity().equals("server_start")).forEach(t -> markerLines.add(t.o().line()));
+        fileObs.stream().filter(t -> t.quantity() == Quantity.SERVER_START).forEach(t -> markerLines.add(t.o().line()));
         int lastStart = -1;
         boolean figureSince = false;
         for (TaggedObservation t : fileObs) {
-            if (t.quantity().equals(EARLIER)) {
+            if (t.quantity() == Quantity.EARLIER_SERVER_START) {
                 continue;
             }
-            if (t.quantity().equals("server_start")) {
+            if (t.quantity() == Quantity.SERVER_START) {
                 if (lastStart < 0 || (figureSince && t.o().line() > lastStart)) {
                     starts.add(t.o().line());
                     lastStart = t.o().line();
@@ -76,7 +78,7 @@ final class ServerStartsInLog {
             int from = s == null ? Integer.MIN_VALUE : s.get(s.size() - 1);
             if (t.o().line() >= from) {
                 out.add(t);
-            } else if (!t.quantity().equals("server_start")) {
+            } else if (t.quantity() != Quantity.SERVER_START) {
                 setAside.computeIfAbsent(t.file(), k -> new int[s.size() - 1])[startIndex(s, t.o().line())]++;
             }
         }
@@ -84,15 +86,13 @@ final class ServerStartsInLog {
             List<Integer> s = f.getValue();
             int[] n = setAside.getOrDefault(f.getKey(), new int[s.size() - 1]);
             for (int i = 0; i < s.size() - 1; i++) {
-                Observation o = Observation.value(EARLIER, n[i], Math.max(s.get(i), 1),
+                Observation o = Observation.value(Quantity.EARLIER_SERVER_START, n[i], Math.max(s.get(i), 1),
                         s.get(i) == 0 ? "figures before the first start marker" : "server start");
-                out.add(new TaggedObservation(o, f.getKey(), "vllm-log", null, null, null));
+                out.add(new TaggedObservation(o, f.getKey(), EvidenceFormat.VLLM_LOG, null, null, null));
             }
         }
         return out;
     }
-
-    static final String EARLIER = "earlier_server_start";
 
     private static int startIndex(List<Integer> starts, int line) {
         int i = 0;
@@ -117,7 +117,7 @@ final class ServerStartsInLog {
         @Override
         public void apply(EvidenceSet ev, RunDraft run) {
             Map<String, List<TaggedObservation>> earlier = new LinkedHashMap<>();
-            for (TaggedObservation t : ev.quantity(EARLIER)) {
+            for (TaggedObservation t : ev.quantity(Quantity.EARLIER_SERVER_START)) {
                 earlier.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t);
             }
             for (Map.Entry<String, List<TaggedObservation>> f : earlier.entrySet()) {
@@ -127,7 +127,7 @@ final class ServerStartsInLog {
                     where.add(t.o().text().startsWith("figures before") ? "the top of the file" : "line " + t.o().line());
                     figures += t.o().value().intValue();
                 }
-                int last = ev.where(t -> t.file().equals(f.getKey()) && t.quantity().equals("server_start"))
+                int last = ev.where(t -> t.file().equals(f.getKey()) && t.quantity() == Quantity.SERVER_START)
                         .stream().mapToInt(t -> t.o().line()).min().orElse(0);
                 run.note("WARNING: " + f.getKey() + " holds " + (where.size() + 1) + " server starts (earlier ones at "
                         + String.join(", ", where) + "); only the last start, from line " + last + ", is used: the "

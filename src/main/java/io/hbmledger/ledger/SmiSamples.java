@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -17,8 +18,8 @@ import java.util.Set;
  */
 final class SmiSamples {
 
-    private static final Set<String> USAGE = Set.of("hbm_used", "memory_used", "fb_used", "hbm_capacity",
-            "memory_capacity", "hbm_usage_rate");
+    private static final Set<Quantity> USAGE = Set.of(Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED, Quantity.HBM_CAPACITY,
+            Quantity.MEMORY_CAPACITY, Quantity.HBM_USAGE_RATE);
 
     private SmiSamples() {
     }
@@ -33,7 +34,7 @@ final class SmiSamples {
         boolean processSeen = false;
         for (TaggedObservation t : rows) {
             if (USAGE.contains(t.quantity())) {
-                String key = Objects.toString(t.o().device(), "") + "|" + t.o().deviceId() + "|" + t.quantity();
+                String key = Objects.toString(t.o().context().device(), "") + "|" + t.o().context().deviceId() + "|" + t.quantity();
                 if (processSeen || seen.contains(key)) {
                     samples.add(current);
                     current = new ArrayList<>();
@@ -41,7 +42,7 @@ final class SmiSamples {
                     processSeen = false;
                 }
                 seen.add(key);
-            } else if (t.quantity().equals("process_memory") || t.quantity().equals("process_count")) {
+            } else if (t.quantity() == Quantity.PROCESS_MEMORY || t.quantity() == Quantity.PROCESS_COUNT) {
                 processSeen = true;
             }
             current.add(t);

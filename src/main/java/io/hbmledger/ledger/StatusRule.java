@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,14 +39,14 @@ final class StatusRule implements RunRule {
         if (Accelerator.gpu(ev)) {
             run.incomplete("no profiler evidence for NCCL buffers, the CUDA context and the peak under load:"
                     + " hbm-ledger reads none for NVIDIA GPUs yet, so a GPU run is always incomplete");
-        } else if (!ev.hasFormat("msprof") && Accelerator.of(ev) == Accelerator.Kind.UNKNOWN) {
+        } else if (!ev.has(EvidenceFormat.Family.MSPROF) && Accelerator.of(ev) == Accelerator.Kind.UNKNOWN) {
             // a log alone does not say which accelerator it ran on
             run.incomplete("no profiler evidence in the run (msprof on Ascend; none is read yet for NVIDIA GPUs):"
                     + " collective buffers (HCCL/NCCL), the runtime and the peak under load are not measured");
-        } else if (!ev.hasFormat("msprof")) {
+        } else if (!ev.has(EvidenceFormat.Family.MSPROF)) {
             run.incomplete("no msprof evidence in the run: HCCL, CANN runtime and the peak under load are not measured");
         }
-        if (!ev.hasFormat("vllm-log")) {
+        if (!ev.has(EvidenceFormat.Family.VLLM_LOG)) {
             run.incomplete("no vLLM log in the run: weights, KV cache and graph pool are unknown");
         }
         if (ev.smiFiles(io.hbmledger.run.Moment.BASELINE).isEmpty()) {

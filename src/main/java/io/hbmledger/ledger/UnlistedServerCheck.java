@@ -16,15 +16,15 @@ final class UnlistedServerCheck {
     }
 
     static void apply(DeviceDraft d, List<TaggedObservation> others) {
-        List<TaggedObservation> alike = others.stream().filter(t -> ProcessTableRule.byName(t.o().processName())).toList();
+        List<TaggedObservation> alike = others.stream().filter(t -> ProcessTableRule.byName(t.o().context().processName())).toList();
         if (alike.isEmpty()) {
             return; // nothing to say: no check line, so ledgers without the case stay as they were
         }
         StringBuilder b = new StringBuilder();
         long bytes = 0;
         for (TaggedObservation t : alike) {
-            b.append(b.length() == 0 ? "" : ", ").append("pid ").append(t.o().pid()).append(' ')
-                    .append(t.o().processName()).append(" (").append(t.source().shortForm()).append(')');
+            b.append(b.length() == 0 ? "" : ", ").append("pid ").append(t.o().context().pid()).append(' ')
+                    .append(t.o().context().processName()).append(" (").append(t.source().shortForm()).append(')');
             bytes += t.o().bytes();
         }
         d.check(new Check(NAME, Check.Status.WARN, b + ": named like a serving process (vllm, python, ray) but not among"

@@ -18,11 +18,11 @@ final class UntiedOomRule implements RunRule {
             if (d != null && devices.contains(d)) {
                 continue;
             }
-            String where = t.o().device() == null ? "the message names no device"
-                    : "the message names " + t.o().device() + " (a process-local index), beyond the deployment's "
+            String where = t.o().context().device() == null ? "the message names no device"
+                    : "the message names " + t.o().context().device() + " (a process-local index), beyond the deployment's "
                             + devices.size() + " device(s)";
-            run.processLevel(new ProcessLevelEntry(t.quantity(), t.o().bytes(), Confidence.REPORTED,
-                    t.o().process() == null ? t.file() : t.o().process(), List.of(t.source()),
+            run.processLevel(new ProcessLevelEntry(t.quantity().contractName(), t.o().bytes(), Confidence.REPORTED,
+                    t.o().context().process() == null ? t.file() : t.o().context().process(), List.of(t.source()),
                     "out-of-memory figure not tied to a device: " + where
                             + "; name the device with --file-device LOG=ID or evidence[].device"));
         }

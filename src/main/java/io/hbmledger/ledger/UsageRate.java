@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import java.util.Optional;
 
@@ -12,16 +13,23 @@ import java.util.Optional;
 record UsageRate(TaggedObservation capacity, TaggedObservation rate, String what) {
 
     static Optional<UsageRate> of(List<TaggedObservation> rows) {
-        for (String[] q : new String[][] {{"hbm_capacity", "hbm_usage_rate", "HBM"},
-                {"memory_capacity", "memory_usage_rate", "DDR memory (this chip shows no HBM)"}}) {
-            Optional<TaggedObservation> c = rows.stream().filter(t -> t.quantity().equals(q[0]) && t.o().bytes() != null).findFirst();
-            Optional<TaggedObservation> r = rows.stream().filter(t -> t.quantity().equals(q[1]) && t.o().value() != null).findFirst();
+        for (Pair q : PAIRS) {
+            Optional<TaggedObservation> c = rows.stream().filter(t -> t.quantity() == q.capacity && t.o().bytes() != null).findFirst();
+            Optional<TaggedObservation> r = rows.stream().filter(t -> t.quantity() == q.rate && t.o().value() != null).findFirst();
             if (c.isPresent() && r.isPresent()) {
-                return Optional.of(new UsageRate(c.get(), r.get(), q[2]));
+                return Optional.of(new UsageRate(c.get(), r.get(), q.what));
             }
         }
         return Optional.empty();
     }
+
+    private record Pair(Quantity capacity, Quantity rate, String what) {
+    }
+
+    /** HBM first: a chip without HBM gives its DDR memory. */
+    private static final List<Pair> PAIRS = List.of(
+            new Pair(Quantity.HBM_CAPACITY, Quantity.HBM_USAGE_RATE, "HBM"),
+            new Pair(Quantity.MEMORY_CAPACITY, Quantity.MEMORY_USAGE_RATE, "DDR memory (this chip shows no HBM)"));
 
     long usedBytes() {
         return Math.round(capacity.o().bytes() * rate.o().value() / 100.0);

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import java.util.Optional;
 
@@ -16,18 +17,18 @@ import java.util.Optional;
  */
 final class VllmFiguresRule implements DeviceRule {
 
-    private record Figure(String quantity, String component, String what) {
+    private record Figure(Quantity quantity, String component, String what) {
     }
 
     private static final List<Figure> FIGURES = List.of(
-            new Figure("weights", Component.WEIGHTS, "model weights loaded (vLLM's \"GB\" is GiB)"),
-            new Figure("kv_cache_available", Component.KV_CACHE, "KV cache memory vLLM allotted"),
-            new Figure("available_memory", Component.KV_CACHE,
+            new Figure(Quantity.WEIGHTS, Component.WEIGHTS, "model weights loaded (vLLM's \"GB\" is GiB)"),
+            new Figure(Quantity.KV_CACHE_AVAILABLE, Component.KV_CACHE, "KV cache memory vLLM allotted"),
+            new Figure(Quantity.AVAILABLE_MEMORY, Component.KV_CACHE,
                     "vllm-ascend's KV cache budget (\"Available memory\" = total x utilization - profile peak), allocated as KV blocks at start-up"),
-            new Figure("graph_memory", Component.GRAPH_POOL, "graph capture pool"),
-            new Figure("activation_peak", Component.ACTIVATION_PEAK,
+            new Figure(Quantity.GRAPH_MEMORY, Component.GRAPH_POOL, "graph capture pool"),
+            new Figure(Quantity.ACTIVATION_PEAK, Component.ACTIVATION_PEAK,
                     "activation peak of vLLM's start-up profile run, not a peak under load"),
-            new Figure("non_torch", Component.NON_TORCH, "memory outside PyTorch's allocator, vLLM's lump"));
+            new Figure(Quantity.NON_TORCH, Component.NON_TORCH, "memory outside PyTorch's allocator, vLLM's lump"));
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -24,7 +24,7 @@ public final class EvidenceJsonWriter {
             for (EvidenceFile f : files) {
                 g.writeStartObject();
                 g.writeStringField("path", f.path());
-                g.writeStringField("format", f.format());
+                g.writeStringField("format", f.format().contractName());
                 g.writeArrayFieldStart("observations");
                 for (Observation o : f.observations()) {
                     writeObservation(g, o);
@@ -45,7 +45,7 @@ public final class EvidenceJsonWriter {
 
     static void writeObservation(JsonGenerator g, Observation o) throws IOException {
         g.writeStartObject();
-        g.writeStringField("quantity", o.quantity());
+        g.writeStringField("quantity", o.quantity().contractName());
         if (o.bytes() != null) {
             g.writeNumberField("bytes", o.bytes());
         } else {
@@ -55,27 +55,27 @@ public final class EvidenceJsonWriter {
         if (o.text() != null) {
             g.writeStringField("text", o.text());
         }
-        optional(g, "device", o.device());
-        if (o.deviceId() != null) {
-            g.writeNumberField("device_id", o.deviceId());
+        optional(g, "device", o.context().device());
+        if (o.context().deviceId() != null) {
+            g.writeNumberField("device_id", o.context().deviceId());
         }
-        optional(g, "process", o.process());
-        if (o.pid() != null) {
-            g.writeNumberField("pid", o.pid());
+        optional(g, "process", o.context().process());
+        if (o.context().pid() != null) {
+            g.writeNumberField("pid", o.context().pid());
         }
-        optional(g, "process_name", o.processName());
-        optional(g, "component", o.component());
-        if (o.tokensPerRequest() != null) {
-            g.writeNumberField("tokens_per_request", o.tokensPerRequest());
+        optional(g, "process_name", o.context().processName());
+        optional(g, "component", o.context().component());
+        if (o.context().tokensPerRequest() != null) {
+            g.writeNumberField("tokens_per_request", o.context().tokensPerRequest());
         }
-        if (o.samples() != null) {
-            g.writeNumberField("samples", o.samples());
+        if (o.context().samples() != null) {
+            g.writeNumberField("samples", o.context().samples());
         }
-        if (o.timestampUs() != null) {
-            g.writeNumberField("timestamp_us", o.timestampUs());
+        if (o.context().timestampUs() != null) {
+            g.writeNumberField("timestamp_us", o.context().timestampUs());
         }
-        if (o.dpRank() != null) {
-            g.writeNumberField("dp_rank", o.dpRank());
+        if (o.context().dpRank() != null) {
+            g.writeNumberField("dp_rank", o.context().dpRank());
         }
         g.writeEndObject();
     }

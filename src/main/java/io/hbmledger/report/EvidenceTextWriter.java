@@ -16,11 +16,11 @@ public final class EvidenceTextWriter {
                     f.observations().size(), f.observations().size() == 1 ? "" : "s");
             List<String[]> rows = new ArrayList<>();
             // a CSV's line 1 is its header: its data rows are "row N", as in the ledger and the warnings
-            String where = EvidenceFile.countsDataRows(f.format()) ? "row " : "line ";
+            String where = f.format().countsDataRows() ? "row " : "line ";
             for (Observation o : f.observations()) {
                 rows.add(new String[] {
                     where + o.line(),
-                    o.quantity(),
+                    o.quantity().contractName(),
                     amount(o),
                     "\"" + (o.text() == null ? "" : o.text()) + "\"",
                     context(o)});
@@ -44,16 +44,16 @@ public final class EvidenceTextWriter {
 
     private static String context(Observation o) {
         StringBuilder b = new StringBuilder();
-        add(b, "device", o.device());
-        add(b, "device_id", o.deviceId());
-        add(b, "process", o.process());
-        add(b, "pid", o.pid());
-        add(b, "process_name", o.processName());
-        add(b, "component", o.component());
-        add(b, "tokens_per_request", o.tokensPerRequest());
-        add(b, "samples", o.samples());
-        add(b, "timestamp_us", o.timestampUs());
-        add(b, "dp_rank", o.dpRank());
+        add(b, "device", o.context().device());
+        add(b, "device_id", o.context().deviceId());
+        add(b, "process", o.context().process());
+        add(b, "pid", o.context().pid());
+        add(b, "process_name", o.context().processName());
+        add(b, "component", o.context().component());
+        add(b, "tokens_per_request", o.context().tokensPerRequest());
+        add(b, "samples", o.context().samples());
+        add(b, "timestamp_us", o.context().timestampUs());
+        add(b, "dp_rank", o.context().dpRank());
         return b.toString().trim();
     }
 

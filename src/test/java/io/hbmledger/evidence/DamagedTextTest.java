@@ -32,8 +32,8 @@ class DamagedTextTest {
     /** Observations as comparable text: line, quantity, amount, device, component. */
     private static List<String> summary(EvidenceFile f) {
         return f.observations().stream()
-                .map(o -> o.line() + " " + o.quantity() + " " + o.bytes() + " " + o.value() + " " + o.device()
-                        + " " + o.component() + " " + o.samples())
+                .map(o -> o.line() + " " + o.quantity() + " " + o.bytes() + " " + o.value() + " " + o.context().device()
+                        + " " + o.context().component() + " " + o.context().samples())
                 .toList();
     }
 
@@ -75,9 +75,9 @@ class DamagedTextTest {
         Files.writeString(damaged, damagedText);
 
         EvidenceFile f = read(damaged);
-        assertThat(f.format()).isEqualTo("vllm-log");
+        assertThat(f.format()).isEqualTo(EvidenceFormat.VLLM_LOG);
         assertThat(f.warnings().get(0)).startsWith("line 46: 2 NUL bytes on line 46,").contains("skipped");
-        assertThat(f.observations()).noneMatch(o -> o.quantity().equals("weights"));
+        assertThat(f.observations()).noneMatch(o -> o.quantity() == Quantity.WEIGHTS);
         // every other figure is still read, at its own line
         List<String> expected = summary(read(original)).stream().filter(s -> !s.startsWith("46 ")).toList();
         assertThat(summary(f)).isEqualTo(expected);
@@ -99,11 +99,11 @@ class DamagedTextTest {
         EvidenceFile f = read(damaged);
         // the same 77 series (no "\0\0...IDEDH" component), one sample fewer for row 30's
         assertThat(f.observations()).hasSameSizeAs(good.observations());
-        assertThat(f.observations()).noneMatch(o -> o.component() != null && o.component().indexOf('\0') >= 0);
+        assertThat(f.observations()).noneMatch(o -> o.context().component() != null && o.context().component().indexOf('\0') >= 0);
         assertThat(f.warnings()).contains("row 30: holds NUL bytes, as a process killed mid-write or a file system"
                 + " recovered after a crash leaves; row ignored");
-        long samplesGood = good.observations().stream().mapToLong(o -> o.samples() == null ? 0 : o.samples()).sum();
-        long samples = f.observations().stream().mapToLong(o -> o.samples() == null ? 0 : o.samples()).sum();
+        long samplesGood = good.observations().stream().mapToLong(o -> o.context().samples() == null ? 0 : o.context().samples()).sum();
+        long samples = f.observations().stream().mapToLong(o -> o.context().samples() == null ? 0 : o.context().samples()).sum();
         assertThat(samples).isEqualTo(samplesGood - 1);
     }
 
@@ -130,7 +130,7 @@ class DamagedTextTest {
         Path p = dir.resolve("blob.log");
         Files.write(p, b.toByteArray());
         EvidenceFile f = read(p);
-        assertThat(f.format()).isEqualTo(EvidenceFile.UNKNOWN);
+        assertThat(f.format()).isEqualTo(EvidenceFormat.UNKNOWN);
         assertThat(f.warnings()).singleElement().asString()
                 .startsWith("line 4: format not recognised: binary content (NUL or control bytes on 10 of the 13"
                         + " lines in the first 64 KiB, the first on line 4)");
@@ -149,7 +149,7 @@ class DamagedTextTest {
         Path p = dir.resolve("serve-utf16.log");
         Files.write(p, bytes);
         EvidenceFile f = read(p);
-        assertThat(f.format()).isEqualTo("vllm-log");
+        assertThat(f.format()).isEqualTo(EvidenceFormat.VLLM_LOG);
         assertThat(summary(f)).isEqualTo(summary(read(original)));
     }
 

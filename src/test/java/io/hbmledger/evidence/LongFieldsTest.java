@@ -70,7 +70,7 @@ class LongFieldsTest {
         // every other row is read, and numbered as in the file: the 77 series of the corpus file
         assertThat(f.observations()).hasSize(77);
         // the skipped row still counts: IDEDD's maximum keeps its row 15 of the corpus file
-        assertThat(f.observations().get(1).component()).isEqualTo("IDEDD");
+        assertThat(f.observations().get(1).context().component()).isEqualTo("IDEDD");
         assertThat(f.observations().get(1).line()).isEqualTo(15);
     }
 
@@ -97,9 +97,9 @@ class LongFieldsTest {
                 + " a number out of range (more digits than a 64-bit count holds); weights left out (unknown, not 0)");
         // 3.50x is still the concurrency; only the token count is out of range
         assertThat(f.observations()).singleElement().satisfies(o -> {
-            assertThat(o.quantity()).isEqualTo("max_concurrency");
+            assertThat(o.quantity()).isEqualTo(Quantity.MAX_CONCURRENCY);
             assertThat(o.value()).isEqualTo(3.5);
-            assertThat(o.tokensPerRequest()).isNull();
+            assertThat(o.context().tokensPerRequest()).isNull();
         });
     }
 

@@ -2,7 +2,10 @@ package io.hbmledger.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,13 +23,13 @@ class AttributionTest {
     private final List<TaggedObservation> obs = new ArrayList<>();
     private final List<EvidenceSet.FileInfo> files = new ArrayList<>();
 
-    private void file(String name, String format, Moment m) {
+    private void file(String name, EvidenceFormat format, Moment m) {
         files.add(new EvidenceSet.FileInfo(name, format, m));
     }
 
     private void add(String file, Observation o) {
         EvidenceSet.FileInfo f = files.stream().filter(x -> x.file().equals(file)).findFirst().orElseThrow();
-        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.process(), 1, 1, 1), null));
+        obs.add(new TaggedObservation(o, file, f.format(), f.moment(), RankLabels.rankOf(o.context().process(), 1, 1, 1), null));
     }
 
     private static Entry entry(DeviceLedger d, String component) {
@@ -134,25 +137,23 @@ class AttributionTest {
     /** A ready sample, TP 2 with per-rank lines, and one line that serves all ranks. */
     @Test
     void perRankFiguresAndOneLineForAllRanks() {
-        file("base.txt", "npu-smi-info", Moment.BASELINE);
-        file("ready.txt", "npu-smi-info", Moment.READY);
-        file("serve.log", "vllm-log", Moment.STARTUP);
+        file("base.txt", EvidenceFormat.NPU_SMI_INFO, Moment.BASELINE);
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
         // devices 4 and 5 (rank 0 -> 4, rank 1 -> 5), 910B tables without Phy-ID
         for (int dev : new int[] {4, 5}) {
-            add("base.txt", Observation.bytes("hbm_used", 3000 * MIB, 10 + dev, "3000").withDevice("npu:" + dev + "/chip:0"));
-            add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 10 + dev, "40000").withDevice("npu:" + dev + "/chip:0"));
-            add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 10 + dev, "65536").withDevice("npu:" + dev + "/chip:0"));
+            add("base.txt", Observation.bytes(Quantity.HBM_USED, 3000 * MIB, 10 + dev, "3000").in(Context.device("npu:" + dev + "/chip:0")));
+            add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 10 + dev, "40000").in(Context.device("npu:" + dev + "/chip:0")));
+            add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 10 + dev, "65536").in(Context.device("npu:" + dev + "/chip:0")));
         }
-        add("ready.txt", Observation.bytes("process_memory", 36000 * MIB, 40, "36000").withDevice("npu:4/chip:0")
-                .withPid(100L).withProcessName("python3"));
-        add("ready.txt", Observation.bytes("process_memory", 1000 * MIB, 41, "1000").withDevice("npu:4/chip:0")
-                .withPid(200L).withProcessName("other"));
-        obs.add(new TaggedObservation(Observation.bytes("weights", 8L << 30, 20, "8.0 GiB").withProcess("Worker_TP0 pid=1"),
-                "serve.log", "vllm-log", Moment.STARTUP, 0, null));
-        obs.add(new TaggedObservation(Observation.bytes("weights", 9L << 30, 21, "9.0 GiB").withProcess("Worker_TP1 pid=2"),
-                "serve.log", "vllm-log", Moment.STARTUP, 1, null));
-        obs.add(new TaggedObservation(Observation.bytes("kv_cache_available", 20L << 30, 30, "20.00 GiB"),
-                "serve.log", "vllm-log", Moment.STARTUP, null, null));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 36000 * MIB, 40, "36000").in(Context.builder().device("npu:4/chip:0").pid(100L).processName("python3").build()));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 1000 * MIB, 41, "1000").in(Context.builder().device("npu:4/chip:0").pid(200L).processName("other").build()));
+        obs.add(new TaggedObservation(Observation.bytes(Quantity.WEIGHTS, 8L << 30, 20, "8.0 GiB").in(Context.worker("Worker_TP0 pid=1")),
+                "serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP, 0, null));
+        obs.add(new TaggedObservation(Observation.bytes(Quantity.WEIGHTS, 9L << 30, 21, "9.0 GiB").in(Context.worker("Worker_TP1 pid=2")),
+                "serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP, 1, null));
+        obs.add(new TaggedObservation(Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 20L << 30, 30, "20.00 GiB"),
+                "serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP, null, null));
 
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(2, 1, List.of(4, 5), List.of(100L), null)));
@@ -182,11 +183,11 @@ class AttributionTest {
 
     @Test
     void afterSampleIsGrowthNotAPeak() {
-        file("ready.txt", "npu-smi-info", Moment.READY);
-        file("after.txt", "npu-smi-info", Moment.AFTER);
-        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("after.txt", Observation.bytes("hbm_used", 42048 * MIB, 9, "42048").withDevice("npu:0/chip:0"));
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        file("after.txt", EvidenceFormat.NPU_SMI_INFO, Moment.AFTER);
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 9, "40000").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
+        add("after.txt", Observation.bytes(Quantity.HBM_USED, 42048 * MIB, 9, "42048").in(Context.device("npu:0/chip:0")));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null)));
         Check c = check(l.devices().get(0), LaterSamplesCheck.NAME);
@@ -198,12 +199,12 @@ class AttributionTest {
 
     @Test
     void negativeResidualIsCalledADoubleCountNotUncoveredMemory() {
-        file("ready.txt", "npu-smi-info", Moment.READY);
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        add("ready.txt", Observation.bytes("hbm_used", 10240 * MIB, 9, "10240").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("serve.log", Observation.bytes("weights", 8L << 30, 40, "8.00 GiB"));
-        add("serve.log", Observation.bytes("kv_cache_available", 4L << 30, 41, "4.00 GiB"));
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 10240 * MIB, 9, "10240").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
+        add("serve.log", Observation.bytes(Quantity.WEIGHTS, 8L << 30, 40, "8.00 GiB"));
+        add("serve.log", Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 4L << 30, 41, "4.00 GiB"));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null)));
         DeviceLedger d = l.devices().get(0);
@@ -214,11 +215,11 @@ class AttributionTest {
 
     @Test
     void kvFromTokensOnlyWhenNothingBetter() {
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        file("config.json", "model-config", Moment.STATIC);
-        add("serve.log", Observation.value("kv_cache_tokens", 252800, 48, "252,800"));
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        file("config.json", EvidenceFormat.MODEL_CONFIG, Moment.STATIC);
+        add("serve.log", Observation.value(Quantity.KV_CACHE_TOKENS, 252800, 48, "252,800"));
         // Llama-3.1-8B: 2 (K,V) x 32 layers x 8 KV heads x 128 dims x 2 bytes = 131072 B/token
-        add("config.json", Observation.bytes("kv_bytes_per_token", 131072, 1, "131072"));
+        add("config.json", Observation.bytes(Quantity.KV_BYTES_PER_TOKEN, 131072, 1, "131072"));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null)));
         Entry kv = entry(l.devices().get(0), Component.KV_CACHE);
@@ -232,13 +233,12 @@ class AttributionTest {
     /** nvidia-smi samples take the same rules: fb_used / fb_total per gpu:<index>. */
     @Test
     void nvidiaSmiSamples() {
-        file("smi.txt", "nvidia-smi", Moment.READY);
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        add("smi.txt", Observation.bytes("fb_used", 70000 * MIB, 10, "70000MiB").withDevice("gpu:1"));
-        add("smi.txt", Observation.bytes("fb_total", 81559 * MIB, 10, "81559MiB").withDevice("gpu:1"));
-        add("smi.txt", Observation.bytes("process_memory", 69000 * MIB, 20, "69000MiB").withDevice("gpu:1")
-                .withPid(7L).withProcessName("python3"));
-        add("serve.log", Observation.bytes("weights", 15L << 30, 5, "15.00 GiB"));
+        file("smi.txt", EvidenceFormat.NVIDIA_SMI, Moment.READY);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("smi.txt", Observation.bytes(Quantity.FB_USED, 70000 * MIB, 10, "70000MiB").in(Context.device("gpu:1")));
+        add("smi.txt", Observation.bytes(Quantity.FB_TOTAL, 81559 * MIB, 10, "81559MiB").in(Context.device("gpu:1")));
+        add("smi.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 69000 * MIB, 20, "69000MiB").in(Context.builder().device("gpu:1").pid(7L).processName("python3").build()));
+        add("serve.log", Observation.bytes(Quantity.WEIGHTS, 15L << 30, 5, "15.00 GiB"));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(1), List.of(), null)));
         DeviceLedger d = l.devices().get(0);
@@ -256,11 +256,11 @@ class AttributionTest {
     /** A sample whose moment was not stated is used for ready, and the check says so. */
     @Test
     void untaggedSampleWarnsAndForeignRanksAreReported() {
-        file("smi.txt", "npu-smi-info", null);
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        add("smi.txt", Observation.bytes("hbm_used", 30000 * MIB, 9, "30000").withDevice("npu:0/chip:0"));
-        add("smi.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("serve.log", Observation.bytes("weights", 20L << 30, 3, "20.00 GiB").withProcess("Worker_TP1 pid=2"));
+        file("smi.txt", EvidenceFormat.NPU_SMI_INFO, null);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("smi.txt", Observation.bytes(Quantity.HBM_USED, 30000 * MIB, 9, "30000").in(Context.device("npu:0/chip:0")));
+        add("smi.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
+        add("serve.log", Observation.bytes(Quantity.WEIGHTS, 20L << 30, 3, "20.00 GiB").in(Context.worker("Worker_TP1 pid=2")));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null)));
         DeviceLedger d = l.devices().get(0);
@@ -286,8 +286,8 @@ class AttributionTest {
 
     @Test
     void negativeKvBudgetIsShownNotCounted() {
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        add("serve.log", Observation.bytes("kv_cache_available", -(3L << 29), 12, "-1.50 GiB"));
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("serve.log", Observation.bytes(Quantity.KV_CACHE_AVAILABLE, -(3L << 29), 12, "-1.50 GiB"));
         Entry kv = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.KV_CACHE);
         assertThat(kv.bytes()).isEqualTo(-(3L << 29));
@@ -298,13 +298,11 @@ class AttributionTest {
     /** Container pids that npu-smi does not show: fall back to process names and say so. */
     @Test
     void serverPidsFromAnotherNamespaceFallBackToNames() {
-        file("ready.txt", "npu-smi-info", Moment.READY);
-        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("process_memory", 36000 * MIB, 40, "36000").withDevice("npu:0/chip:0")
-                .withPid(418635L).withProcessName("vllm"));
-        add("ready.txt", Observation.bytes("process_memory", 500 * MIB, 41, "500").withDevice("npu:0/chip:0")
-                .withPid(999L).withProcessName("monitor"));
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 9, "40000").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 36000 * MIB, 40, "36000").in(Context.builder().device("npu:0/chip:0").pid(418635L).processName("vllm").build()));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 500 * MIB, 41, "500").in(Context.builder().device("npu:0/chip:0").pid(999L).processName("monitor").build()));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(1440043L), null)));
         DeviceLedger d = l.devices().get(0);
@@ -315,11 +313,11 @@ class AttributionTest {
 
     @Test
     void severalIdleSamplesAndABusyOne() {
-        file("idle1.txt", "npu-smi-info", Moment.BASELINE);
-        file("idle2.txt", "npu-smi-info", Moment.BASELINE);
-        add("idle1.txt", Observation.bytes("hbm_used", 3412 * MIB, 9, "3412").withDevice("npu:0/chip:0"));
-        add("idle2.txt", Observation.bytes("hbm_used", 3420 * MIB, 9, "3420").withDevice("npu:0/chip:0"));
-        add("idle2.txt", Observation.bytes("process_memory", 8 * MIB, 40, "8").withDevice("npu:0/chip:0").withPid(5L));
+        file("idle1.txt", EvidenceFormat.NPU_SMI_INFO, Moment.BASELINE);
+        file("idle2.txt", EvidenceFormat.NPU_SMI_INFO, Moment.BASELINE);
+        add("idle1.txt", Observation.bytes(Quantity.HBM_USED, 3412 * MIB, 9, "3412").in(Context.device("npu:0/chip:0")));
+        add("idle2.txt", Observation.bytes(Quantity.HBM_USED, 3420 * MIB, 9, "3420").in(Context.device("npu:0/chip:0")));
+        add("idle2.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 8 * MIB, 40, "8").in(Context.builder().device("npu:0/chip:0").pid(5L).build()));
         Entry base = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.DRIVER_BASELINE);
         // first sample: 3412 MiB; range 3412 MiB = 3.33 GiB .. 3420 MiB = 3.34 GiB
@@ -331,9 +329,9 @@ class AttributionTest {
     /** A ready sample and nothing else: the sum check must not present "0.00 GiB" as a sum of known lines. */
     @Test
     void nothingKnownToCountIsNotASumOfZero() {
-        file("ready.txt", "npu-smi-info", Moment.READY);
-        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 9, "40000").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
         DeviceLedger d = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
         // 40000 MiB = 41943040000 B = 39.06 GiB, all of it residual
@@ -350,11 +348,11 @@ class AttributionTest {
      */
     @Test
     void residualNamesTheUnknownLinesAndTheCheckUsesUsedWithoutCapacity() {
-        file("ready.txt", "npu-smi-info", Moment.READY);
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
-        obs.add(new TaggedObservation(Observation.bytes("weights", 8L << 30, 20, "8.0 GiB").withProcess("Worker_TP0 pid=1"),
-                "serve.log", "vllm-log", Moment.STARTUP, 0, null));
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 9, "40000").in(Context.device("npu:0/chip:0")));
+        obs.add(new TaggedObservation(Observation.bytes(Quantity.WEIGHTS, 8L << 30, 20, "8.0 GiB").in(Context.worker("Worker_TP0 pid=1")),
+                "serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP, 0, null));
         DeviceLedger d = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
         // 40000 MiB - 8192 MiB = 31808 MiB

@@ -2,7 +2,10 @@ package io.hbmledger.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import io.hbmledger.weights.ParallelLayout;
 import java.util.ArrayList;
@@ -15,7 +18,7 @@ class CheckpointRulesTest {
     private final List<TaggedObservation> obs = new ArrayList<>();
     private final List<EvidenceSet.FileInfo> files = new ArrayList<>();
 
-    private void file(String name, String format, Moment m) {
+    private void file(String name, EvidenceFormat format, Moment m) {
         files.add(new EvidenceSet.FileInfo(name, format, m));
     }
 
@@ -41,14 +44,14 @@ class CheckpointRulesTest {
      */
     @Test
     void aDraftersKvLayerShowsAsLeftOverLayers() {
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        file("config.json", "model-config", Moment.STATIC);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        file("config.json", EvidenceFormat.MODEL_CONFIG, Moment.STATIC);
         String p = "EngineCore_0 pid=1440043";
-        add("serve.log", Observation.bytes("available_memory", 34184553369L, 47, "34184553369").withProcess(p));
-        add("serve.log", Observation.value("kv_cache_tokens", 252800, 48, "252,800").withProcess(p));
-        add("config.json", Observation.bytes("kv_bytes_per_token", 131072, 1, "131072"));
-        add("config.json", Observation.value("num_kv_heads", 8, 1, "8"));
-        add("config.json", Observation.value("num_layers", 32, 1, "32"));
+        add("serve.log", Observation.bytes(Quantity.AVAILABLE_MEMORY, 34184553369L, 47, "34184553369").in(Context.worker(p)));
+        add("serve.log", Observation.value(Quantity.KV_CACHE_TOKENS, 252800, 48, "252,800").in(Context.worker(p)));
+        add("config.json", Observation.bytes(Quantity.KV_BYTES_PER_TOKEN, 131072, 1, "131072"));
+        add("config.json", Observation.value(Quantity.NUM_KV_HEADS, 8, 1, "8"));
+        add("config.json", Observation.value(Quantity.NUM_LAYERS, 32, 1, "32"));
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null)));
         DeviceLedger d = l.devices().get(0);
@@ -70,12 +73,12 @@ class CheckpointRulesTest {
      */
     @Test
     void mlaKeepsTheWholeLatentOnEveryRankAndPrintRoundingIsAllowed() {
-        file("serve.log", "vllm-log", Moment.STARTUP);
-        file("config.json", "model-config", Moment.STATIC);
-        add("serve.log", Observation.bytes("kv_cache_available", 7022271529L, 10, "6.54 GiB"));
-        add("serve.log", Observation.value("kv_cache_tokens", 100000, 11, "100,000"));
-        add("config.json", Observation.bytes("kv_bytes_per_token", 70272, 1, "70272"));
-        add("config.json", Observation.value("kv_lora_rank", 512, 1, "512"));
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        file("config.json", EvidenceFormat.MODEL_CONFIG, Moment.STATIC);
+        add("serve.log", Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 7022271529L, 10, "6.54 GiB"));
+        add("serve.log", Observation.value(Quantity.KV_CACHE_TOKENS, 100000, 11, "100,000"));
+        add("config.json", Observation.bytes(Quantity.KV_BYTES_PER_TOKEN, 70272, 1, "70272"));
+        add("config.json", Observation.value(Quantity.KV_LORA_RANK, 512, 1, "512"));
         List<Integer> devices = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             devices.add(i);

@@ -3,7 +3,10 @@ package io.hbmledger.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +37,9 @@ class DerivedLinesTest {
     void usedFromAUsageRateIsInferredWithItsArithmetic() {
         // corpus npu-smi/hiascend-doc_atlas200IA2_info_t_usages_i0.txt as the usages reader gives
         // it: line 6 "Memory Capacity(MB) : 10810", line 7 "Memory Usage Rate(%) : 35"
-        files.add(new EvidenceSet.FileInfo("usages.txt", "npu-smi-usages", Moment.READY));
-        add("usages.txt", Observation.bytes("memory_capacity", 10810 * MIB, 6, "10810").withDevice("npu:0/chip:0"));
-        add("usages.txt", Observation.value("memory_usage_rate", 35, 7, "35").withDevice("npu:0/chip:0"));
+        files.add(new EvidenceSet.FileInfo("usages.txt", EvidenceFormat.NPU_SMI_USAGES, Moment.READY));
+        add("usages.txt", Observation.bytes(Quantity.MEMORY_CAPACITY, 10810 * MIB, 6, "10810").in(Context.device("npu:0/chip:0")));
+        add("usages.txt", Observation.value(Quantity.MEMORY_USAGE_RATE, 35, 7, "35").in(Context.device("npu:0/chip:0")));
         DeviceLedger d = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
         // 10810 MiB = 11335106560 B; x 35 / 100 = 3967287296 B
@@ -51,15 +54,12 @@ class DerivedLinesTest {
 
     @Test
     void severalProcessRowsOfOneSampleAreMeasuredWithTheirSum() {
-        files.add(new EvidenceSet.FileInfo("ready.txt", "npu-smi-info", Moment.READY));
-        add("ready.txt", Observation.bytes("hbm_used", 40000 * MIB, 9, "40000").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("hbm_total", 65536 * MIB, 9, "65536").withDevice("npu:0/chip:0"));
-        add("ready.txt", Observation.bytes("process_memory", 30000 * MIB, 40, "30000").withDevice("npu:0/chip:0")
-                .withPid(100L).withProcessName("python3"));
-        add("ready.txt", Observation.bytes("process_memory", 1000 * MIB, 41, "1000").withDevice("npu:0/chip:0")
-                .withPid(200L).withProcessName("other"));
-        add("ready.txt", Observation.bytes("process_memory", 500 * MIB, 42, "500").withDevice("npu:0/chip:0")
-                .withPid(300L).withProcessName("monitor"));
+        files.add(new EvidenceSet.FileInfo("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY));
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 9, "40000").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 30000 * MIB, 40, "30000").in(Context.builder().device("npu:0/chip:0").pid(100L).processName("python3").build()));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 1000 * MIB, 41, "1000").in(Context.builder().device("npu:0/chip:0").pid(200L).processName("other").build()));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 500 * MIB, 42, "500").in(Context.builder().device("npu:0/chip:0").pid(300L).processName("monitor").build()));
         DeviceLedger d = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(100L), null))).devices().get(0);
         Entry server = entry(d, Component.SERVER_PROCESSES);

@@ -2,6 +2,8 @@ package io.hbmledger.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.msprof.MsprofQuantity;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
@@ -47,7 +49,7 @@ class MsprofRulesTest {
     }
 
     static Ledger ledger(MsprofEvidence m, List<Integer> devices) {
-        List<EvidenceSet.FileInfo> files = new ArrayList<>(List.of(new EvidenceSet.FileInfo("PROF_1", "msprof-export", null)));
+        List<EvidenceSet.FileInfo> files = new ArrayList<>(List.of(new EvidenceSet.FileInfo("PROF_1", EvidenceFormat.MSPROF_EXPORT, null)));
         EvidenceSet ev = new EvidenceSet(List.of(), files, Layout.of(devices.size(), 1, devices, List.of(), "m"), m);
         return Attribution.standard().attribute(ev);
     }
@@ -99,12 +101,12 @@ class MsprofRulesTest {
                 module("npu:0", "GE", 76), module("npu:0", "APP", appMib),
                 series(MsprofQuantity.APP_HBM_PEAK, "npu:0", null, processMib * MIB, processMib * MIB, T0, 20_000, Map.of()));
         List<TaggedObservation> obs = List.of(
-                new TaggedObservation(io.hbmledger.evidence.Observation.bytes("weights", 7000 * MIB, 10, "7000 MiB"),
-                        "serve.log", "vllm-log", io.hbmledger.run.Moment.STARTUP, 0, null),
-                new TaggedObservation(io.hbmledger.evidence.Observation.bytes("kv_cache_available", 45000 * MIB, 11, "45000 MiB"),
-                        "serve.log", "vllm-log", io.hbmledger.run.Moment.STARTUP, 0, null));
-        List<EvidenceSet.FileInfo> files = List.of(new EvidenceSet.FileInfo("PROF_1", "msprof-export", null),
-                new EvidenceSet.FileInfo("serve.log", "vllm-log", io.hbmledger.run.Moment.STARTUP));
+                new TaggedObservation(io.hbmledger.evidence.Observation.bytes(Quantity.WEIGHTS, 7000 * MIB, 10, "7000 MiB"),
+                        "serve.log", EvidenceFormat.VLLM_LOG, io.hbmledger.run.Moment.STARTUP, 0, null),
+                new TaggedObservation(io.hbmledger.evidence.Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 45000 * MIB, 11, "45000 MiB"),
+                        "serve.log", EvidenceFormat.VLLM_LOG, io.hbmledger.run.Moment.STARTUP, 0, null));
+        List<EvidenceSet.FileInfo> files = List.of(new EvidenceSet.FileInfo("PROF_1", EvidenceFormat.MSPROF_EXPORT, null),
+                new EvidenceSet.FileInfo("serve.log", EvidenceFormat.VLLM_LOG, io.hbmledger.run.Moment.STARTUP));
         EvidenceSet ev = new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), "m"), m);
         DeviceLedger d = Attribution.standard().attribute(ev).devices().get(0);
         Check c = check(d, MsprofAppCheck.CHECK);

@@ -2,7 +2,9 @@ package io.hbmledger.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,10 +14,10 @@ import org.junit.jupiter.api.Test;
 class ServerStartsTest {
 
     private final List<TaggedObservation> obs = new ArrayList<>();
-    private final List<EvidenceSet.FileInfo> files = List.of(new EvidenceSet.FileInfo("two-runs.log", "vllm-log", Moment.STARTUP));
+    private final List<EvidenceSet.FileInfo> files = List.of(new EvidenceSet.FileInfo("two-runs.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP));
 
     private void add(Observation o) {
-        obs.add(new TaggedObservation(o, "two-runs.log", "vllm-log", Moment.STARTUP, null, null));
+        obs.add(new TaggedObservation(o, "two-runs.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP, null, null));
     }
 
     private static Entry entry(DeviceLedger d, String c) {
@@ -27,10 +29,10 @@ class ServerStartsTest {
         // No start markers, so nothing is set aside: 2667's utilization (line 8) with 5044's
         // figures (lines 70, 72 of the joined file). floor(0.8 x 31662800896 - 10700878950)
         // = 14629361766; minus weights 16394319666 = -1764957900 B (-1.64 GiB): impossible.
-        add(Observation.value("memory_utilization", 0.8, 8, "0.8"));
-        add(Observation.bytes("weights", 16394319666L, 70, "15.2684 GB"));
-        add(Observation.bytes("available_memory", 10700878950L, 72, "10700878950"));
-        add(Observation.bytes("total_memory", 31662800896L, 72, "31662800896"));
+        add(Observation.value(Quantity.MEMORY_UTILIZATION, 0.8, 8, "0.8"));
+        add(Observation.bytes(Quantity.WEIGHTS, 16394319666L, 70, "15.2684 GB"));
+        add(Observation.bytes(Quantity.AVAILABLE_MEMORY, 10700878950L, 72, "10700878950"));
+        add(Observation.bytes(Quantity.TOTAL_MEMORY, 31662800896L, 72, "31662800896"));
         DeviceLedger d = Attribution.standard().attribute(
                 new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0);
         assertThat(entry(d, Component.PROFILE_PEAK_REST).known()).isFalse();
@@ -45,11 +47,11 @@ class ServerStartsTest {
     void onlyTheLastStartsFiguresAreUsed() {
         // vllm PR 10511's pasted log: "$ vllm serve ..." (line 1), TP1 figures, then
         // "$ vllm serve ... -tp 2" (line 12) and the TP2 figures
-        add(Observation.value("server_start", 1, 1, "$ vllm serve"));
-        add(Observation.bytes("weights", 16063177687L, 7, "14.96GiB"));
-        add(Observation.bytes("kv_cache_available", 57219701801L, 10, "53.29GiB"));
-        add(Observation.value("server_start", 1, 12, "$ vllm serve"));
-        add(Observation.bytes("weights", 8031588844L, 18, "7.48GiB"));
+        add(Observation.value(Quantity.SERVER_START, 1, 1, "$ vllm serve"));
+        add(Observation.bytes(Quantity.WEIGHTS, 16063177687L, 7, "14.96GiB"));
+        add(Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 57219701801L, 10, "53.29GiB"));
+        add(Observation.value(Quantity.SERVER_START, 1, 12, "$ vllm serve"));
+        add(Observation.bytes(Quantity.WEIGHTS, 8031588844L, 18, "7.48GiB"));
         Ledger l = Attribution.standard().attribute(
                 new EvidenceSet(obs, files, Layout.of(2, 1, List.of(0, 1), List.of(), null)));
         for (DeviceLedger d : l.devices()) {

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,18 +34,18 @@ class NpuSmiReadBackTest {
         Path f = dir.resolve("npu-smi.txt");
         Files.writeString(f, NpuSmiFormat.info(s));
         EvidenceFile ef = EvidenceReaders.all().read(f, "npu-smi.txt");
-        assumeTrue(!EvidenceFile.UNKNOWN.equals(ef.format()),
+        assumeTrue(!EvidenceFormat.UNKNOWN.equals(ef.format()),
                 "the npu-smi reader has not landed on this branch yet");
         List<Observation> obs = ef.observations();
         // 3377 + 55042 + 113 = 58532 MiB
-        assertThat(obs).anyMatch(o -> o.quantity().equals("hbm_used") && "npu:4/chip:0".equals(o.device())
+        assertThat(obs).anyMatch(o -> o.quantity() == Quantity.HBM_USED && "npu:4/chip:0".equals(o.context().device())
                 && o.bytes() == 58532 * SimState.MIB);
-        assertThat(obs).anyMatch(o -> o.quantity().equals("hbm_total") && "npu:7/chip:0".equals(o.device())
+        assertThat(obs).anyMatch(o -> o.quantity() == Quantity.HBM_TOTAL && "npu:7/chip:0".equals(o.context().device())
                 && o.bytes() == 65536 * SimState.MIB);
-        assertThat(obs).anyMatch(o -> o.quantity().equals("process_memory") && Long.valueOf(23686).equals(o.pid())
+        assertThat(obs).anyMatch(o -> o.quantity() == Quantity.PROCESS_MEMORY && Long.valueOf(23686).equals(o.context().pid())
                 && o.bytes() == 55042 * SimState.MIB);
-        assertThat(obs).anyMatch(o -> o.quantity().equals("process_memory") && Long.valueOf(23725).equals(o.pid())
+        assertThat(obs).anyMatch(o -> o.quantity() == Quantity.PROCESS_MEMORY && Long.valueOf(23725).equals(o.context().pid())
                 && o.bytes() == 113 * SimState.MIB);
-        assertThat(obs).filteredOn(o -> o.quantity().equals("process_memory")).hasSize(2);
+        assertThat(obs).filteredOn(o -> o.quantity() == Quantity.PROCESS_MEMORY).hasSize(2);
     }
 }

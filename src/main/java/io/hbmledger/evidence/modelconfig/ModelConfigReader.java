@@ -2,9 +2,11 @@ package io.hbmledger.evidence.modelconfig;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,16 +25,16 @@ import java.util.Optional;
  */
 public final class ModelConfigReader implements EvidenceReader {
 
-    public static final String FORMAT = "model-config";
+    public static final EvidenceFormat FORMAT = EvidenceFormat.MODEL_CONFIG;
 
-    /** Internal: a PEFT adapter_config.json, recognised so that it is named, then reported as unknown. */
-    private static final String PEFT = "peft-adapter-config";
+    /** A PEFT adapter_config.json is recognised so that it is named, then reported as unknown. */
+    private static final EvidenceFormat PEFT = EvidenceFormat.UNKNOWN;
 
     private static final List<String> MARKERS = List.of("\"model_type\"", "\"architectures\"",
             "\"num_hidden_layers\"", "\"hidden_size\"");
 
     @Override
-    public Optional<String> detect(FileHead head) {
+    public Optional<EvidenceFormat> detect(FileHead head) {
         if (head.looksBinary()) {
             return Optional.empty();
         }
@@ -50,8 +52,8 @@ public final class ModelConfigReader implements EvidenceReader {
 
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
-        if (detect(head).filter(PEFT::equals).isPresent()) {
-            return new EvidenceFile(displayPath, EvidenceFile.UNKNOWN, List.of(), List.of("line 1: a PEFT adapter_config.json, "
+        if (detect(head).filter(f -> f == PEFT).isPresent()) {
+            return new EvidenceFile(displayPath, EvidenceFormat.UNKNOWN, List.of(), List.of("line 1: a PEFT adapter_config.json, "
                     + "not a model's config.json: it sizes nothing; read the adapter's adapter_model.safetensors for its bytes"));
         }
         return read(displayPath, Files.readString(file, StandardCharsets.UTF_8));
@@ -62,28 +64,28 @@ public final class ModelConfigReader implements EvidenceReader {
         ModelConfig c = ModelConfigParser.parse(display, text);
         List<Observation> obs = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
-        add(obs, c, "num_layers", c.numLayers(), null);
-        add(obs, c, "hidden_size", c.hiddenSize(), null);
-        add(obs, c, "num_attention_heads", c.numAttentionHeads(), null);
+        add(obs, c, Quantity.NUM_LAYERS, c.numLayers(), null);
+        add(obs, c, Quantity.HIDDEN_SIZE, c.hiddenSize(), null);
+        add(obs, c, Quantity.NUM_ATTENTION_HEADS, c.numAttentionHeads(), null);
         if (!c.isMla()) {
             String kvNote = c.derivedFrom("num_kv_heads") != null
                     ? " (derived: no KV head key, = " + c.derivedFrom("num_kv_heads") + ", MHA)" : null;
-            add(obs, c, "num_kv_heads", c.numKvHeads(), kvNote);
-            add(obs, c, "head_dim", c.headDim(), c.headDimDerived()
+            add(obs, c, Quantity.NUM_KV_HEADS, c.numKvHeads(), kvNote);
+            add(obs, c, Quantity.HEAD_DIM, c.headDim(), c.headDimDerived()
                     ? " (derived: hidden_size " + c.hiddenSize() + " / num_attention_heads " + c.numAttentionHeads() + ")" : null);
         }
-        add(obs, c, "vocab_size", c.vocabSize(), null);
-        add(obs, c, "num_experts", c.numExperts(), null);
-        add(obs, c, "num_shared_experts", c.isMoe() ? c.numSharedExperts() : null, c.derivedFrom("num_shared_experts") != null
+        add(obs, c, Quantity.VOCAB_SIZE, c.vocabSize(), null);
+        add(obs, c, Quantity.NUM_EXPERTS, c.numExperts(), null);
+        add(obs, c, Quantity.NUM_SHARED_EXPERTS, c.isMoe() ? c.numSharedExperts() : null, c.derivedFrom("num_shared_experts") != null
                 ? " (derived: no shared-expert count, one shared expert as " + c.derivedFrom("num_shared_experts") + " is given)" : null);
-        add(obs, c, "num_experts_per_token", c.isMoe() ? c.numExpertsPerToken() : null, null);
-        add(obs, c, "intermediate_size", c.intermediateSize(), null);
-        add(obs, c, "moe_intermediate_size", c.isMoe() ? c.moeIntermediateSize() : null, c.derivedFrom("moe_intermediate_size") != null
+        add(obs, c, Quantity.NUM_EXPERTS_PER_TOKEN, c.isMoe() ? c.numExpertsPerToken() : null, null);
+        add(obs, c, Quantity.INTERMEDIATE_SIZE, c.intermediateSize(), null);
+        add(obs, c, Quantity.MOE_INTERMEDIATE_SIZE, c.isMoe() ? c.moeIntermediateSize() : null, c.derivedFrom("moe_intermediate_size") != null
                 ? " (derived: no moe_intermediate_size key, = " + c.derivedFrom("moe_intermediate_size") + ")" : null);
-        add(obs, c, "kv_lora_rank", c.kvLoraRank(), null);
-        add(obs, c, "qk_rope_head_dim", c.isMla() ? c.qkRopeHeadDim() : null, null);
+        add(obs, c, Quantity.KV_LORA_RANK, c.kvLoraRank(), null);
+        add(obs, c, Quantity.QK_ROPE_HEAD_DIM, c.isMla() ? c.qkRopeHeadDim() : null, null);
         if (c.numMtpLayers() > 0) {
-            add(obs, c, "num_mtp_layers", c.numMtpLayers(), null);
+            add(obs, c, Quantity.NUM_MTP_LAYERS, c.numMtpLayers(), null);
         }
         Integer eb = c.dtypeBytes();
         String kvDtype = c.torchDtype();
@@ -102,7 +104,7 @@ public final class ModelConfigReader implements EvidenceReader {
             Long kv = c.kvBytesPerToken(eb);
             if (kv != null) {
                 String anchor = c.isMla() ? "kv_lora_rank" : "num_kv_heads";
-                obs.add(Observation.bytes("kv_bytes_per_token", kv, c.lineOf(anchor), c.kvFormula(eb, kvDtype)));
+                obs.add(Observation.bytes(Quantity.KV_BYTES_PER_TOKEN, kv, c.lineOf(anchor), c.kvFormula(eb, kvDtype)));
             }
         }
         if (c.numLayers() == null || c.hiddenSize() == null) {
@@ -111,12 +113,12 @@ public final class ModelConfigReader implements EvidenceReader {
         return new EvidenceFile(display, FORMAT, obs, warnings);
     }
 
-    private static void add(List<Observation> obs, ModelConfig c, String field, Integer v, String note) {
+    private static void add(List<Observation> obs, ModelConfig c, Quantity field, Integer v, String note) {
         if (v == null) {
             return;
         }
         // the value as written; a derived value shows its derivation instead
         String text = note == null ? Integer.toString(v) : v + note;
-        obs.add(Observation.value(field, v, c.lineOf(field), text));
+        obs.add(Observation.value(field, v, c.lineOf(field.contractName()), text));
     }
 }

@@ -1,5 +1,6 @@
 package io.hbmledger.evidence.msprof;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -17,7 +18,7 @@ import java.util.Set;
  * @param emptyRows of those, rows that were blank or held NUL bytes: a CSV whose rows are all
  *     empty has a header and no data
  */
-public record MsprofFileResult(String file, String format, Set<MsprofTable> tables, Set<MsprofTable> absent,
+public record MsprofFileResult(String file, EvidenceFormat format, Set<MsprofTable> tables, Set<MsprofTable> absent,
                                List<MsprofSeries> series, List<MsprofOperatorTotals> operators,
                                List<String> warnings, long rows, long emptyRows) {
 

@@ -1,7 +1,8 @@
 package io.hbmledger.evidence.msprof;
 
-import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MsprofFiles {
 
-    public static final String FORMAT_CSV = "msprof-csv";
-    public static final String FORMAT_DB = "msprof-db";
+    public static final EvidenceFormat FORMAT_CSV = EvidenceFormat.MSPROF_CSV;
+    public static final EvidenceFormat FORMAT_DB = EvidenceFormat.MSPROF_DB;
 
     static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -35,7 +36,7 @@ public final class MsprofFiles {
     }
 
     /** The format of a file from its first bytes, or empty when it is not an msprof memory export. */
-    public static Optional<String> detect(byte[] head) {
+    public static Optional<EvidenceFormat> detect(byte[] head) {
         if (head.length >= SQLITE_MAGIC.length
                 && Arrays.equals(head, 0, SQLITE_MAGIC.length, SQLITE_MAGIC, 0, SQLITE_MAGIC.length)) {
             return Optional.of(FORMAT_DB);
@@ -95,12 +96,12 @@ public final class MsprofFiles {
             throws IOException, EvidenceException {
         Instants instants = Instants.of(pass);
         byte[] head = FileHead.of(file).head();
-        Optional<String> format = detect(head);
+        Optional<EvidenceFormat> format = detect(head);
         if (format.isEmpty()) {
             throw new EvidenceException(display, 1, "not an msprof memory export: expected the header of npu_mem, "
                     + "npu_module_mem, memory_record, operator_memory or static_op_mem, or a SQLite file");
         }
-        if (format.get().equals(FORMAT_DB)) {
+        if (format.get() == FORMAT_DB) {
             CompletableFuture<MsprofFileResult> f = CompletableFuture.supplyAsync(() -> {
                 try {
                     long size = Files.size(file);

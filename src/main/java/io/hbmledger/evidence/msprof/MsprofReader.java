@@ -1,10 +1,13 @@
 package io.hbmledger.evidence.msprof;
 
+import io.hbmledger.evidence.Context;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +26,7 @@ import java.util.Optional;
 public final class MsprofReader implements EvidenceReader {
 
     @Override
-    public Optional<String> detect(FileHead head) {
+    public Optional<EvidenceFormat> detect(FileHead head) {
         return MsprofFiles.detect(head.head());
     }
 
@@ -50,7 +53,7 @@ public final class MsprofReader implements EvidenceReader {
      * memory tables is a documented, ordinary case (msprof_*.db often holds none of them).
      */
     private static void refuseEmpty(MsprofFileResult r, String displayPath) throws EvidenceException {
-        if (!MsprofFiles.FORMAT_CSV.equals(r.format()) || r.rows() > r.emptyRows()
+        if (MsprofFiles.FORMAT_CSV != r.format() || r.rows() > r.emptyRows()
                 || !r.series().isEmpty() || !r.operators().isEmpty()) {
             return;
         }
@@ -67,20 +70,19 @@ public final class MsprofReader implements EvidenceReader {
     public static EvidenceFile toEvidence(MsprofFileResult r) {
         List<Observation> obs = new ArrayList<>();
         for (MsprofSeries s : r.series()) {
-            obs.add(Observation.bytes(s.quantity().contractName(), s.peakBytes(), line(s.peakRow()), s.peakText())
-                    .withDevice(s.device())
-                    .withComponent(s.component())
-                    .withSamples(s.samples())
-                    .withTimestampUs(s.peakTimestampUs()));
+            obs.add(Observation.bytes(s.quantity().quantity(), s.peakBytes(), line(s.peakRow()), s.peakText())
+                    .in(Context.builder().device(s.device()).component(s.component()).samples(s.samples())
+                            .timestampUs(s.peakTimestampUs()).build()));
         }
         for (MsprofOperatorTotals o : r.operators()) {
             String text = "sum of " + o.count() + " rows";
-            obs.add(Observation.bytes(MsprofQuantity.OPERATOR_BYTES_TOTAL.contractName(), o.bytesTotal(),
-                    line(o.lastRow()), text).withDevice(o.device()).withSamples(o.count()));
-            obs.add(Observation.bytes(MsprofQuantity.OPERATOR_BYTES_UNRELEASED.contractName(), o.bytesUnreleased(),
-                    line(o.lastRow()), text + " without a release time").withDevice(o.device()).withSamples(o.count()));
-            obs.add(Observation.value(MsprofQuantity.OPERATOR_COUNT.contractName(), o.count(), line(o.lastRow()),
-                    Long.toString(o.count())).withDevice(o.device()));
+            Context counted = Context.builder().device(o.device()).samples(o.count()).build();
+            obs.add(Observation.bytes(Quantity.OPERATOR_BYTES_TOTAL, o.bytesTotal(), line(o.lastRow()), text)
+                    .in(counted));
+            obs.add(Observation.bytes(Quantity.OPERATOR_BYTES_UNRELEASED, o.bytesUnreleased(), line(o.lastRow()),
+                    text + " without a release time").in(counted));
+            obs.add(Observation.value(Quantity.OPERATOR_COUNT, o.count(), line(o.lastRow()), Long.toString(o.count()))
+                    .in(Context.device(o.device())));
         }
         return new EvidenceFile(r.file(), r.format(), obs, r.warnings());
     }

@@ -1,10 +1,13 @@
 package io.hbmledger.evidence.npusmi;
 
-import io.hbmledger.evidence.smitable.SmiParse;
-import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.smitable.SmiLines.Row;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +40,7 @@ import java.util.regex.Pattern;
  */
 public final class NpuSmiInfoParser {
 
-    public static final String FORMAT = "npu-smi-info";
+    public static final EvidenceFormat FORMAT = EvidenceFormat.NPU_SMI_INFO;
 
     private static final long MIB = 1L << 20;
     private static final Pattern NO_PROCESS = Pattern.compile("(?i)^no running processes found in npu\\s+(\\d+)");
@@ -216,7 +219,7 @@ public final class NpuSmiInfoParser {
             expected += memoryColumns(chipHeader.get(r));
             Map<String, Field> fields = fields(lines[r], chipHeader.get(r), rows.get(r), device);
             for (String name : fields.keySet().stream().sorted().toList()) {
-                String kind = name.startsWith("hbm-usage") ? "hbm" : name.startsWith("memory-usage") ? "memory" : null;
+                Usage kind = name.startsWith("hbm-usage") ? Usage.HBM : name.startsWith("memory-usage") ? Usage.MEMORY : null;
                 if (kind != null) {
                     found++;
                     usage(kind, name, fields.get(name), device, deviceId);
@@ -286,7 +289,23 @@ public final class NpuSmiInfoParser {
         return result;
     }
 
-    private void usage(String kind, String headerName, Field f, String device, Integer deviceId) {
+    /** The two "used / total" columns of a chip row and the quantities they give. */
+    private enum Usage {
+        HBM("hbm", Quantity.HBM_USED, Quantity.HBM_TOTAL),
+        MEMORY("memory", Quantity.MEMORY_USED, Quantity.MEMORY_TOTAL);
+
+        final String label;
+        final Quantity used;
+        final Quantity total;
+
+        Usage(String label, Quantity used, Quantity total) {
+            this.label = label;
+            this.used = used;
+            this.total = total;
+        }
+    }
+
+    private void usage(Usage kind, String headerName, Field f, String device, Integer deviceId) {
         Long unit = unit(headerName);
         if (unit == null) {
             warnings.add("line " + f.line() + ": " + device + ": column " + Quote.of(headerName)
@@ -299,8 +318,8 @@ public final class NpuSmiInfoParser {
                     + ", found " + Quote.of(f.text()) + "; not read");
             return;
         }
-        Long used = number(f.line(), device, kind + " used", parts[0]);
-        Long total = number(f.line(), device, kind + " total", parts[1]);
+        Long used = number(f.line(), device, kind.label + " used", parts[0]);
+        Long total = number(f.line(), device, kind.label + " total", parts[1]);
         if (total != null && total == 0) {
             // 910B and Atlas A3 have no DDR visible to npu-smi: the tool prints a literal
             // "0 / 0" (print_card_total_info_with_HBM_second sets memory_total = memory_used = 0).
@@ -308,10 +327,10 @@ public final class NpuSmiInfoParser {
             return;
         }
         if (used != null) {
-            out.add(obs(kind + "_used", used * unit, f.line(), parts[0], device, deviceId));
+            out.add(obs(kind.used, used * unit, f.line(), parts[0], device, deviceId));
         }
         if (total != null) {
-            out.add(obs(kind + "_total", total * unit, f.line(), parts[1], device, deviceId));
+            out.add(obs(kind.total, total * unit, f.line(), parts[1], device, deviceId));
         }
     }
 
@@ -347,12 +366,14 @@ public final class NpuSmiInfoParser {
         String prefix = "npu:" + npu + "/";
         java.util.Set<String> chips = new java.util.LinkedHashSet<>();
         for (Observation o : out) {
-            if (o.device() != null && o.device().startsWith(prefix) && !o.quantity().equals("process_count")) {
-                chips.add(o.device());
+            String device = o.context().device();
+            if (device != null && device.startsWith(prefix) && o.quantity() != Quantity.PROCESS_COUNT) {
+                chips.add(device);
             }
         }
         for (String device : chips) {
-            out.add(Observation.value("process_count", 0, line, text).withDevice(device).withDeviceId(deviceIds.get(device)));
+            out.add(Observation.value(Quantity.PROCESS_COUNT, 0, line, text)
+                    .in(Context.builder().device(device).deviceId(deviceIds.get(device)).build()));
         }
     }
 
@@ -406,21 +427,22 @@ public final class NpuSmiInfoParser {
         if (mem == null) {
             return;
         }
-        Observation o = obs("process_memory", mem * unit, line, memText, device, deviceIds.get(device));
+        Context.Builder at = Context.builder().device(device).deviceId(deviceIds.get(device));
         if (pidText != null && PID.matcher(pidText).matches()) {
-            o = o.withPid(Long.valueOf(pidText));
+            at.pid(Long.valueOf(pidText));
         } else {
             warnings.add("line " + line + ": " + device + ": process id " + Quote.of(pidText) + " is not a number; pid left absent");
         }
         String name = nameCell >= 0 ? row.cell(nameCell) : null;
         if (name != null && !name.isBlank()) {
-            o = o.withProcessName(name);
+            at.processName(name);
         }
-        out.add(o);
+        out.add(Observation.bytes(Quantity.PROCESS_MEMORY, mem * unit, line, memText).in(at.build()));
     }
 
-    private static Observation obs(String quantity, long bytes, int line, String text, String device, Integer deviceId) {
-        return Observation.bytes(quantity, bytes, line, text).withDevice(device).withDeviceId(deviceId);
+    private static Observation obs(Quantity quantity, long bytes, int line, String text, String device, Integer deviceId) {
+        return Observation.bytes(quantity, bytes, line, text)
+                .in(Context.builder().device(device).deviceId(deviceId).build());
     }
 
     private static boolean startsWith(List<String> tokens, String a, String b) {

@@ -1,13 +1,14 @@
 package io.hbmledger.evidence.npusmi;
 
-import io.hbmledger.evidence.smitable.SmiParse;
-import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.NulLines;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ import java.util.Optional;
 public final class NpuSmiReader implements EvidenceReader {
 
     @Override
-    public Optional<String> detect(FileHead head) {
+    public Optional<EvidenceFormat> detect(FileHead head) {
         if (head.looksBinary()) {
             return Optional.empty();
         }
@@ -44,7 +45,7 @@ public final class NpuSmiReader implements EvidenceReader {
 
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
-        String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
+        EvidenceFormat format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
                 "expected npu-smi output, found other content"));
         NulLines nul = new NulLines();
         List<String> lines = SmiLines.lines(nul.blank(SmiLines.decode(Files.readAllBytes(file))));
@@ -59,8 +60,8 @@ public final class NpuSmiReader implements EvidenceReader {
      * Parses text of a detected format. An {@code npu-smi info} file that also holds
      * {@code -t usages} blocks (several commands pasted together) gives both kinds of values.
      */
-    public static SmiParse parse(String format, List<String> lines) {
-        if (NpuSmiUsagesParser.FORMAT.equals(format)) {
+    public static SmiParse parse(EvidenceFormat format, List<String> lines) {
+        if (NpuSmiUsagesParser.FORMAT == format) {
             return NpuSmiUsagesParser.parse(lines);
         }
         SmiParse table = NpuSmiInfoParser.parse(lines);

@@ -1,9 +1,12 @@
 package io.hbmledger.evidence.npusmi;
 
-import io.hbmledger.evidence.smitable.SmiParse;
-import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiParse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,7 +31,7 @@ import java.util.regex.Pattern;
  */
 public final class NpuSmiUsagesParser {
 
-    public static final String FORMAT = "npu-smi-usages";
+    public static final EvidenceFormat FORMAT = EvidenceFormat.NPU_SMI_USAGES;
 
     private static final long MIB = 1L << 20;
     static final Pattern KEY_VALUE = Pattern.compile("^([A-Za-z][A-Za-z0-9 ()%/._-]*?)\\s*:\\s*(.*)$");
@@ -89,11 +92,11 @@ public final class NpuSmiUsagesParser {
                 default -> {
                 }
             }
-            String quantity = switch (key) {
-                case "hbm capacity(mb)" -> "hbm_capacity";
-                case "hbm usage rate(%)" -> "hbm_usage_rate";
-                case "ddr capacity(mb)", "memory capacity(mb)" -> "memory_capacity";
-                case "ddr usage rate(%)", "memory usage rate(%)" -> "memory_usage_rate";
+            Quantity quantity = switch (key) {
+                case "hbm capacity(mb)" -> Quantity.HBM_CAPACITY;
+                case "hbm usage rate(%)" -> Quantity.HBM_USAGE_RATE;
+                case "ddr capacity(mb)", "memory capacity(mb)" -> Quantity.MEMORY_CAPACITY;
+                case "ddr usage rate(%)", "memory usage rate(%)" -> Quantity.MEMORY_USAGE_RATE;
                 default -> null;
             };
             if (quantity == null) {
@@ -111,14 +114,14 @@ public final class NpuSmiUsagesParser {
                 warnedNoChip = true;
                 warnings.add("line " + line + ": no 'NPU ID' / 'Chip ID' before this value; observations carry no device");
             }
-            if (quantity.equals("memory_capacity") && value.equals("0")) {
+            if (quantity == Quantity.MEMORY_CAPACITY && value.equals("0")) {
                 noDdr = true; // placeholder of chips without DDR (print_chip_memory_usages_info)
                 continue;
             }
-            if (quantity.equals("memory_usage_rate") && noDdr) {
+            if (quantity == Quantity.MEMORY_USAGE_RATE && noDdr) {
                 continue;
             }
-            boolean isBytes = quantity.endsWith("capacity");
+            boolean isBytes = quantity == Quantity.HBM_CAPACITY || quantity == Quantity.MEMORY_CAPACITY;
             if (isBytes ? !MIB_COUNT.matcher(value).matches() : !DECIMAL.matcher(value).matches()) {
                 if (!value.equalsIgnoreCase("NA") && !value.equals("-") && !value.equalsIgnoreCase("N/A")) {
                     warnings.add("line " + line + ": " + m.group(1).strip() + " " + Quote.of(value) + " is not a number; left absent");
@@ -128,7 +131,7 @@ public final class NpuSmiUsagesParser {
             Observation o = isBytes
                     ? Observation.bytes(quantity, Long.parseLong(value) * MIB, line, value)
                     : Observation.value(quantity, Double.parseDouble(value), line, value);
-            out.add(o.withDevice(device));
+            out.add(o.in(Context.device(device)));
         }
         return new SmiParse(out, warnings);
     }

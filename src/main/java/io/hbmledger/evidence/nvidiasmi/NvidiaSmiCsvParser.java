@@ -2,7 +2,10 @@ package io.hbmledger.evidence.nvidiasmi;
 
 import de.siegmar.fastcsv.reader.CsvReader;
 import de.siegmar.fastcsv.reader.CsvRecord;
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.smitable.SmiParse;
 import java.io.IOException;
@@ -31,7 +34,7 @@ import java.util.regex.Pattern;
  */
 public final class NvidiaSmiCsvParser {
 
-    public static final String FORMAT = "nvidia-smi-csv";
+    public static final EvidenceFormat FORMAT = EvidenceFormat.NVIDIA_SMI_CSV;
 
     private static final long MIB = 1L << 20;
     private static final Pattern FIELD = Pattern.compile("^([a-z_][a-z0-9_.]*)\\s*(?:\\[([^\\]]*)\\])?$", Pattern.CASE_INSENSITIVE);
@@ -91,10 +94,10 @@ public final class NvidiaSmiCsvParser {
                 String processName = nameAt >= 0 && nameAt < fields.size() && !fields.get(nameAt).isBlank()
                         ? fields.get(nameAt) : null;
                 for (int c = 0; c < names.size(); c++) {
-                    String quantity = switch (names.get(c)) {
-                        case "memory.used" -> "fb_used";
-                        case "memory.total" -> "fb_total";
-                        case "used_memory", "used_gpu_memory" -> "process_memory";
+                    Quantity quantity = switch (names.get(c)) {
+                        case "memory.used" -> Quantity.FB_USED;
+                        case "memory.total" -> Quantity.FB_TOTAL;
+                        case "used_memory", "used_gpu_memory" -> Quantity.PROCESS_MEMORY;
                         default -> null;
                     };
                     if (quantity == null) {
@@ -113,12 +116,10 @@ public final class NvidiaSmiCsvParser {
                                 + "; left absent");
                         continue;
                     }
-                    Observation o = Observation.bytes(quantity, Long.parseLong(m.group(1)) * MIB, row, value)
-                            .withDevice(device);
-                    if (quantity.equals("process_memory")) {
-                        o = o.withPid(pid).withProcessName(processName);
-                    }
-                    out.add(o);
+                    Context at = quantity == Quantity.PROCESS_MEMORY
+                            ? Context.builder().device(device).pid(pid).processName(processName).build()
+                            : Context.device(device);
+                    out.add(Observation.bytes(quantity, Long.parseLong(m.group(1)) * MIB, row, value).in(at));
                 }
             }
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package io.hbmledger.evidence.nvidiasmi;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.NulLines;
@@ -25,7 +26,7 @@ import java.util.Optional;
 public final class NvidiaSmiReader implements EvidenceReader {
 
     @Override
-    public Optional<String> detect(FileHead head) {
+    public Optional<EvidenceFormat> detect(FileHead head) {
         if (head.looksBinary()) {
             return Optional.empty();
         }
@@ -42,11 +43,11 @@ public final class NvidiaSmiReader implements EvidenceReader {
 
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
-        String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
+        EvidenceFormat format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
                 "expected nvidia-smi output, found other content"));
         NulLines nul = new NulLines();
         String text = nul.blank(SmiLines.decode(Files.readAllBytes(file)));
-        SmiParse parsed = NvidiaSmiCsvParser.FORMAT.equals(format)
+        SmiParse parsed = NvidiaSmiCsvParser.FORMAT == format
                 ? NvidiaSmiCsvParser.parse(text)
                 : NvidiaSmiTableParser.parse(text);
         List<String> warnings = new ArrayList<>();

@@ -1,9 +1,12 @@
 package io.hbmledger.evidence.nvidiasmi;
 
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
-import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.smitable.SmiLines.Row;
+import io.hbmledger.evidence.smitable.SmiLines;
 import io.hbmledger.evidence.smitable.SmiParse;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,7 +34,7 @@ import java.util.regex.Pattern;
  */
 public final class NvidiaSmiTableParser {
 
-    public static final String FORMAT = "nvidia-smi";
+    public static final EvidenceFormat FORMAT = EvidenceFormat.NVIDIA_SMI;
 
     private static final long MIB = 1L << 20;
     private static final Pattern INT = Pattern.compile("\\d{1,9}");
@@ -219,14 +222,14 @@ public final class NvidiaSmiTableParser {
                     + Quote.of(cell) + "; memory not read");
             return;
         }
-        emit("fb_used", m.group(1), line, device);
-        emit("fb_total", m.group(2), line, device);
+        emit(Quantity.FB_USED, m.group(1), line, device);
+        emit(Quantity.FB_TOTAL, m.group(2), line, device);
     }
 
-    private void emit(String quantity, String text, int line, String device) {
+    private void emit(Quantity quantity, String text, int line, String device) {
         Long mib = mib(text, line, device + " " + quantity);
         if (mib != null) {
-            out.add(Observation.bytes(quantity, mib * MIB, line, text).withDevice(device));
+            out.add(Observation.bytes(quantity, mib * MIB, line, text).in(Context.device(device)));
         }
     }
 
@@ -282,12 +285,9 @@ public final class NvidiaSmiTableParser {
         if (mib == null) {
             return;
         }
-        Observation o = Observation.bytes("process_memory", mib * MIB, line, mem.strip())
-                .withDevice(device).withPid(Long.valueOf(pid));
-        if (!name.isBlank()) {
-            o = o.withProcessName(name.strip());
-        }
-        out.add(o);
+        Context at = Context.builder().device(device).pid(Long.valueOf(pid))
+                .processName(name.isBlank() ? null : name.strip()).build();
+        out.add(Observation.bytes(Quantity.PROCESS_MEMORY, mib * MIB, line, mem.strip()).in(at));
     }
 
     /** True when a cleaned line is an nvidia-smi table's title or header row. */

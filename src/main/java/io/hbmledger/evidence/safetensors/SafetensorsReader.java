@@ -2,9 +2,11 @@ package io.hbmledger.evidence.safetensors;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,43 +24,55 @@ import java.util.Optional;
  */
 public final class SafetensorsReader implements EvidenceReader {
 
-    public static final String SAFETENSORS = "safetensors";
-    public static final String INDEX = "safetensors-index";
-    public static final String LFS_POINTER = "lfs-pointer";
 
-    /** Internal: a safetensors header saved as JSON on its own; reported as {@code safetensors}. */
-    private static final String HEADER_JSON = "safetensors-header-json";
+    /** What a file is to this reader; a header saved as JSON on its own is reported as {@code safetensors}. */
+    private enum Kind {
+        LFS_POINTER(EvidenceFormat.LFS_POINTER),
+        INDEX(EvidenceFormat.SAFETENSORS_INDEX),
+        HEADER_JSON(EvidenceFormat.SAFETENSORS),
+        SAFETENSORS(EvidenceFormat.SAFETENSORS);
+
+        final EvidenceFormat format;
+
+        Kind(EvidenceFormat format) {
+            this.format = format;
+        }
+    }
 
     @Override
-    public Optional<String> detect(FileHead head) {
+    public Optional<EvidenceFormat> detect(FileHead head) {
+        return kind(head).map(k -> k.format);
+    }
+
+    private static Optional<Kind> kind(FileHead head) {
         byte[] b = head.head();
         boolean namedSafetensors = head.fileName().endsWith(".safetensors");
         if (!head.looksBinary()) {
             String text = head.text();
             if (text.startsWith(LfsPointers.VERSION_PREFIX) || text.contains("\n" + LfsPointers.VERSION_PREFIX)) {
-                return Optional.of(LFS_POINTER);
+                return Optional.of(Kind.LFS_POINTER);
             }
             String trimmed = text.stripLeading();
             if (trimmed.startsWith("{") && text.contains("\"weight_map\"")) {
-                return Optional.of(INDEX);
+                return Optional.of(Kind.INDEX);
             }
             if (trimmed.startsWith("{") && text.contains("\"data_offsets\"") && text.contains("\"dtype\"")
                     && !text.contains(ManifestJson.SCHEMA)) {
-                return Optional.of(HEADER_JSON);
+                return Optional.of(Kind.HEADER_JSON);
             }
         }
         // a length whose two top bytes are zero (< 256 TiB), then '{': the safetensors layout
         boolean layout = b.length >= 9 && b[8] == '{' && b[7] == 0 && b[6] == 0;
         if (layout || namedSafetensors) {
-            return Optional.of(SAFETENSORS);
+            return Optional.of(Kind.SAFETENSORS);
         }
         return Optional.empty();
     }
 
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
-        String format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 0, "not a safetensors file, index or LFS pointer"));
-        return switch (format) {
+        Kind kind = kind(head).orElseThrow(() -> new EvidenceException(displayPath, 0, "not a safetensors file, index or LFS pointer"));
+        return switch (kind) {
             case LFS_POINTER -> lfs(displayPath, Files.readString(file, StandardCharsets.UTF_8));
             case INDEX -> index(displayPath, Files.readString(file, StandardCharsets.UTF_8));
             case HEADER_JSON -> detachedHeader(displayPath, Files.readAllBytes(file));
@@ -70,10 +84,10 @@ public final class SafetensorsReader implements EvidenceReader {
     public static EvidenceFile header(String display, SafetensorsHeader h) {
         List<Observation> obs = new ArrayList<>();
         long total = h.tensorBytesTotal();
-        obs.add(Observation.bytes("tensor_bytes_total", total, 1, Long.toString(total)));
-        obs.add(Observation.value("tensor_count", h.tensors().size(), 1, Integer.toString(h.tensors().size())));
-        obs.add(Observation.bytes("header_bytes", h.headerBytes(), 1, Long.toString(h.headerBytes())));
-        return new EvidenceFile(display, SAFETENSORS, obs, h.warnings());
+        obs.add(Observation.bytes(Quantity.TENSOR_BYTES_TOTAL, total, 1, Long.toString(total)));
+        obs.add(Observation.value(Quantity.TENSOR_COUNT, h.tensors().size(), 1, Integer.toString(h.tensors().size())));
+        obs.add(Observation.bytes(Quantity.HEADER_BYTES, h.headerBytes(), 1, Long.toString(h.headerBytes())));
+        return new EvidenceFile(display, EvidenceFormat.SAFETENSORS, obs, h.warnings());
     }
 
     /**
@@ -86,9 +100,9 @@ public final class SafetensorsReader implements EvidenceReader {
         long total = h.tensorBytesTotal();
         List<String> warnings = new ArrayList<>(h.warnings());
         warnings.add("line 1: a safetensors header saved as JSON, without its file: offsets are not checked against a data section and header_bytes is not known");
-        return new EvidenceFile(display, SAFETENSORS, List.of(
-                Observation.bytes("tensor_bytes_total", total, 1, Long.toString(total)),
-                Observation.value("tensor_count", h.tensors().size(), 1, Integer.toString(h.tensors().size()))), warnings);
+        return new EvidenceFile(display, EvidenceFormat.SAFETENSORS, List.of(
+                Observation.bytes(Quantity.TENSOR_BYTES_TOTAL, total, 1, Long.toString(total)),
+                Observation.value(Quantity.TENSOR_COUNT, h.tensors().size(), 1, Integer.toString(h.tensors().size()))), warnings);
     }
 
     /** Observations of an index file. Pure. */
@@ -97,15 +111,15 @@ public final class SafetensorsReader implements EvidenceReader {
         List<Observation> obs = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         if (idx.totalSize() != null) {
-            obs.add(Observation.bytes("total_size", idx.totalSize(), idx.totalSizeLine(), Long.toString(idx.totalSize())));
+            obs.add(Observation.bytes(Quantity.TOTAL_SIZE, idx.totalSize(), idx.totalSizeLine(), Long.toString(idx.totalSize())));
         } else {
             warnings.add("line " + idx.weightMapLine() + ": no metadata.total_size; the checkpoint's byte total is unknown from this file");
         }
         int n = idx.weightMap().size();
-        obs.add(Observation.value("tensor_count", n, idx.weightMapLine(), n + " weight_map entries"));
+        obs.add(Observation.value(Quantity.TENSOR_COUNT, n, idx.weightMapLine(), n + " weight_map entries"));
         int shards = idx.shards().size();
-        obs.add(Observation.value("shard_count", shards, idx.weightMapLine(), shards + " shard files"));
-        return new EvidenceFile(display, INDEX, obs, warnings);
+        obs.add(Observation.value(Quantity.SHARD_COUNT, shards, idx.weightMapLine(), shards + " shard files"));
+        return new EvidenceFile(display, EvidenceFormat.SAFETENSORS_INDEX, obs, warnings);
     }
 
     /** Observations of one or more LFS pointers. Pure. */
@@ -118,13 +132,13 @@ public final class SafetensorsReader implements EvidenceReader {
         List<Observation> obs = new ArrayList<>();
         long sum = 0;
         for (LfsPointers.Pointer p : pointers) {
-            obs.add(Observation.bytes("lfs_object_size", p.size(), p.line(), p.text()));
+            obs.add(Observation.bytes(Quantity.LFS_OBJECT_SIZE, p.size(), p.line(), p.text()));
             sum += p.size();
         }
         String what = pointers.size() == 1 ? "a Git LFS pointer (" + sum + " bytes)"
                 : pointers.size() + " Git LFS pointers (" + sum + " bytes in total)";
         List<String> warnings = List.of("line " + pointers.get(0).line() + ": " + what
                 + " where weights were expected: the checkpoint was cloned without Git LFS, so no tensor headers are here; run `git lfs pull` in the model directory");
-        return new EvidenceFile(display, LFS_POINTER, obs, warnings);
+        return new EvidenceFile(display, EvidenceFormat.LFS_POINTER, obs, warnings);
     }
 }

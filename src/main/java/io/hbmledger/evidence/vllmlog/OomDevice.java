@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.vllmlog;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -34,8 +35,8 @@ final class OomDevice {
         String index = m.group(2) != null ? m.group(2) : m.group(4);
         for (int i = from; i < out.size(); i++) {
             Observation o = out.get(i);
-            if (o.quantity().startsWith("oom_") && o.device() == null) {
-                out.set(i, o.withDevice(kind + ":" + index));
+            if (Quantity.OUT_OF_MEMORY.contains(o.quantity()) && o.context().device() == null) {
+                out.set(i, o.in(o.context().toBuilder().device(kind + ":" + index).build()));
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.hbmledger.evidence.vllmlog;
 
+import io.hbmledger.evidence.Quantity;
 import java.util.regex.Pattern;
 
 /**
@@ -15,7 +16,7 @@ import java.util.regex.Pattern;
  * @param scope where the phrase counts
  * @param firstOnly take only the first match in a message
  */
-record PhraseRule(String anchor, String quantity, Pattern pattern, Kind kind, Scope scope, boolean firstOnly) {
+record PhraseRule(String anchor, Quantity quantity, Pattern pattern, Kind kind, Scope scope, boolean firstOnly) {
 
     enum Kind {
         /** A memory amount with its unit; vLLM always writes one here, so none is a fault. */
@@ -48,15 +49,15 @@ record PhraseRule(String anchor, String quantity, Pattern pattern, Kind kind, Sc
     /** A number, only when one is really there. */
     static final String NUMBER_STRICT = "(?<v>[-+]?\\d[\\d,]*(?:\\.\\d+)?)";
 
-    static PhraseRule any(String anchor, String quantity, String regex, Kind kind) {
+    static PhraseRule any(String anchor, Quantity quantity, String regex, Kind kind) {
         return new PhraseRule(anchor, quantity, Pattern.compile(regex), kind, Scope.ANY, false);
     }
 
-    static PhraseRule scoped(String anchor, String quantity, String regex, Kind kind, Scope scope) {
+    static PhraseRule scoped(String anchor, Quantity quantity, String regex, Kind kind, Scope scope) {
         return new PhraseRule(anchor, quantity, Pattern.compile(regex), kind, scope, false);
     }
 
-    static PhraseRule first(String anchor, String quantity, String regex, Kind kind) {
+    static PhraseRule first(String anchor, Quantity quantity, String regex, Kind kind) {
         return new PhraseRule(anchor, quantity, Pattern.compile(regex), kind, Scope.ANY, true);
     }
 }

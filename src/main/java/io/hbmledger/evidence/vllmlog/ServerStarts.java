@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.vllmlog;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,8 +60,8 @@ final class ServerStarts {
      * Figures a worker or engine core prints at the end of its start-up (the KV cache budget and
      * what it turns into, the graph pool captured after it) or when its start fails.
      */
-    private static final Set<String> CLOSING = Set.of("kv_cache_available", "available_memory", "gpu_blocks",
-            "kv_cache_tokens", "graph_memory", "oom_tried");
+    private static final Set<Quantity> CLOSING = Set.of(Quantity.KV_CACHE_AVAILABLE, Quantity.AVAILABLE_MEMORY, Quantity.GPU_BLOCKS,
+            Quantity.KV_CACHE_TOKENS, Quantity.GRAPH_MEMORY, Quantity.OOM_TRIED);
 
     /**
      * Per numbered label of the current start (with "_DP" folded, EngineCore_DP0 = EngineCore_0,
@@ -76,7 +77,7 @@ final class ServerStarts {
             boolean otherDpEngine = name != null && m.group(1).toLowerCase().startsWith("initializing")
                     && OTHER_DP_ENGINE.matcher(name).matches();
             if (!otherDpEngine) {
-                out.add(VllmLogParser.context(Observation.value("server_start", 1, lineNo, m.group(1).strip()), seg));
+                out.add(VllmLogParser.context(Observation.value(Quantity.SERVER_START, 1, lineNo, m.group(1).strip()), seg));
                 current.clear();
                 Map<Long, Boolean> pids = pidsOf(seg);
                 if (pids != null) {
@@ -90,7 +91,7 @@ final class ServerStarts {
             return;
         }
         if (pids.containsValue(true)) {
-            out.add(VllmLogParser.context(Observation.value("server_start", 1, lineNo, seg.process()), seg));
+            out.add(VllmLogParser.context(Observation.value(Quantity.SERVER_START, 1, lineNo, seg.process()), seg));
             current.clear();
             pids = pidsOf(seg);
         }

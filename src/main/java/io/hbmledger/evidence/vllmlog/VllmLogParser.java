@@ -8,8 +8,10 @@ import static io.hbmledger.evidence.vllmlog.PhraseRule.any;
 import static io.hbmledger.evidence.vllmlog.PhraseRule.first;
 import static io.hbmledger.evidence.vllmlog.PhraseRule.scoped;
 
+import io.hbmledger.evidence.Context;
 import io.hbmledger.evidence.NulLines;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
@@ -19,7 +21,7 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -70,118 +72,118 @@ public final class VllmLogParser {
             // worker/model_runner.py load_model (V0): logger.info("Loading model weights took
             // %.4f GB", m.consumed_memory / float(2**30)); vllm_ascend model_runner.py and
             // model_runner_v1.py load_model print the same line. Early-2024 builds wrote MB.
-            any("loading model weights took", "weights", "Loading model weights took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("loading model weights took", Quantity.WEIGHTS, "Loading model weights took\\s+" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_model_runner.py load_model: "Model loading took %.4f GiB and %.6f
             // seconds" (m.consumed_memory / GiB_bytes); later "... GiB memory and ... seconds".
-            any("model loading took", "weights", "Model loading took\\s+" + AMOUNT, Kind.AMOUNT),
-            any("model loading took", "weights_load_seconds", "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*(?:seconds|secs?|s)\\b", Kind.VALUE),
+            any("model loading took", Quantity.WEIGHTS, "Model loading took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("model loading took", Quantity.WEIGHTS_LOAD_SECONDS, "Model loading took\\s+[^,;]*?\\band\\s+" + NUMBER + "\\s*(?:seconds|secs?|s)\\b", Kind.VALUE),
             // model_executor/model_loader/default_loader.py: "Loading weights took %.2f seconds".
-            any("loading weights took", "weights_load_seconds", "Loading weights took\\s+" + NUMBER, Kind.VALUE),
+            any("loading weights took", Quantity.WEIGHTS_LOAD_SECONDS, "Loading weights took\\s+" + NUMBER, Kind.VALUE),
             // worker/worker.py determine_num_available_blocks (v0.6.5-v0.8): "model weights
             // take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch activation peak memory
             // takes %.2fGiB; the rest of the memory reserved for KV Cache is %.2fGiB." with
             // x / GiB_bytes; the short-lived table (PR 10511) writes the same names, no "takes".
-            any("model weights take", "weights", IF + "model weights take\\s+" + AMOUNT, Kind.AMOUNT),
-            any("weights_memory", "weights", "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT_OR_BYTES),
-            any("non_torch_memory", "non_torch", "\\bnon_torch_memory(?:\\s+takes)?(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
-            any("activation peak memory", "activation_peak", IF + "PyTorch activation peak memory(?:\\s+takes)?\\s+" + AMOUNT, Kind.AMOUNT),
-            any("reserved for kv cache", "kv_cache_available", IF + "the rest of the memory reserved for KV Cache is\\s+" + AMOUNT, Kind.AMOUNT),
+            any("model weights take", Quantity.WEIGHTS, IF + "model weights take\\s+" + AMOUNT, Kind.AMOUNT),
+            any("weights_memory", Quantity.WEIGHTS, "\\bweights_memory\\s*[=:]\\s*" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("non_torch_memory", Quantity.NON_TORCH, "\\bnon_torch_memory(?:\\s+takes)?(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("activation peak memory", Quantity.ACTIVATION_PEAK, IF + "PyTorch activation peak memory(?:\\s+takes)?\\s+" + AMOUNT, Kind.AMOUNT),
+            any("reserved for kv cache", Quantity.KV_CACHE_AVAILABLE, IF + "the rest of the memory reserved for KV Cache is\\s+" + AMOUNT, Kind.AMOUNT),
             // vllm-ascend worker_v1.py debug line writes "available_kv_cache_memory=%s" in bytes.
-            any("available_kv_cache_memory", "kv_cache_available", "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("available_kv_cache_memory", Quantity.KV_CACHE_AVAILABLE, "\\bavailable_kv_cache_memory(?:\\s*[=:]\\s*|\\s+|$)" + AMOUNT, Kind.AMOUNT_OR_BYTES),
             // One-line form of PR 10511 (v0.6.5): "Memory profiling results: duration=%.2f
             // seconds, total_gpu_memory=%.2fGiB, ..., non_torch_memory=%.2fGiB,
             // kv_cache_size=%.2fGiB, gpu_memory_utilization=%.2f." peak_torch_memory there
             // includes the weights, so it is not an activation peak and is not read.
-            any("kv_cache_size", "kv_cache_available", "\\bkv_cache_size\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
-            scoped("duration", "profiling_seconds", "\\bduration\\s*=\\s*" + NUMBER_STRICT, Kind.VALUE, Scope.PROFILING_PAIRS),
-            scoped("duration", "profiling_seconds", "^duration\\s+" + NUMBER, Kind.VALUE, Scope.PROFILING_TABLE),
+            any("kv_cache_size", Quantity.KV_CACHE_AVAILABLE, "\\bkv_cache_size\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
+            scoped("duration", Quantity.PROFILING_SECONDS, "\\bduration\\s*=\\s*" + NUMBER_STRICT, Kind.VALUE, Scope.PROFILING_PAIRS),
+            scoped("duration", Quantity.PROFILING_SECONDS, "^duration\\s+" + NUMBER, Kind.VALUE, Scope.PROFILING_TABLE),
             // v1/worker/gpu_worker.py determine_available_memory: "Available KV cache memory:
             // %.2f GiB" (available_kv_cache_memory / GiB_bytes); may be negative.
-            any("available kv cache memory:", "kv_cache_available", IF + "Available KV cache memory:\\s*" + AMOUNT, Kind.AMOUNT),
-            any("memory profiling takes", "profiling_seconds", IF + "Memory profiling takes\\s+" + NUMBER, Kind.VALUE),
+            any("available kv cache memory:", Quantity.KV_CACHE_AVAILABLE, IF + "Available KV cache memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("memory profiling takes", Quantity.PROFILING_SECONDS, IF + "Memory profiling takes\\s+" + NUMBER, Kind.VALUE),
             // "the current vLLM instance can use total_gpu_memory (%.2fGiB) x
             // gpu_memory_utilization (%.2f) = %.2fGiB" (worker/worker.py), and the table rows.
-            any("total_gpu_memory", "total_memory", "\\btotal_gpu_memory(?:\\s*[=(]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
-            any("gpu_memory_utilization", "memory_utilization", "\\bgpu_memory_utilization(?:\\s*[=(:]\\s*|'\\s*:\\s*|\\s+)" + NUMBER_STRICT + "(?![\\d.]*[A-Za-z])", Kind.VALUE),
+            any("total_gpu_memory", Quantity.TOTAL_MEMORY, "\\btotal_gpu_memory(?:\\s*[=(]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("gpu_memory_utilization", Quantity.MEMORY_UTILIZATION, "\\bgpu_memory_utilization(?:\\s*[=(:]\\s*|'\\s*:\\s*|\\s+)" + NUMBER_STRICT + "(?![\\d.]*[A-Za-z])", Kind.VALUE),
             // v1/worker/gpu_worker.py (v0.21+) "The current --gpu-memory-utilization=%.4f is equivalent
             // to --gpu-memory-utilization=%.4f without CUDA graph memory profiling": the second is a what-if.
-            any("utilization", "memory_utilization", "(?<!equivalent to )--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
-            any("gpu_memory_utilization", "instance_budget", "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
-            any("instance can use", "instance_budget", IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
+            any("utilization", Quantity.MEMORY_UTILIZATION, "(?<!equivalent to )--gpu[-_]memory[-_]utilization(?:=|\\s+)" + NUMBER_STRICT, Kind.VALUE),
+            any("gpu_memory_utilization", Quantity.INSTANCE_BUDGET, "\\bgpu_memory_utilization\\s*\\([^)]*\\)\\s*=\\s*" + AMOUNT, Kind.AMOUNT),
+            any("instance can use", Quantity.INSTANCE_BUDGET, IF + "the current vLLM instance can use\\s+(?!total_gpu_memory)" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_worker.py (v0.8+) logs MemoryProfilingResult.__repr__ (vllm/utils
             // mem_utils): "Memory profiling takes %.2f seconds. Total non KV cache memory: XGiB;
             // torch peak memory increase: XGiB; non-torch forward increase memory: XGiB; weights
             // memory: XGiB." (format_gib = bytes / GiB_bytes); vllm-ascend's copy starts with
             // "Total npu memory: X GiB;". "Total non KV cache memory" has no contract quantity.
-            any("torch peak memory increase:", "activation_peak", IF + "torch peak memory increase:\\s*" + AMOUNT, Kind.AMOUNT),
-            any("non-torch forward increase memory:", "non_torch", IF + "non-torch forward increase memory:\\s*" + AMOUNT, Kind.AMOUNT),
-            any("weights memory:", "weights", IF + "\\bweights memory:\\s*" + AMOUNT, Kind.AMOUNT),
-            any("total npu memory:", "total_memory", IF + "Total npu memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("torch peak memory increase:", Quantity.ACTIVATION_PEAK, IF + "torch peak memory increase:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("non-torch forward increase memory:", Quantity.NON_TORCH, IF + "non-torch forward increase memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("weights memory:", Quantity.WEIGHTS, IF + "\\bweights memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("total npu memory:", Quantity.TOTAL_MEMORY, IF + "Total npu memory:\\s*" + AMOUNT, Kind.AMOUNT),
             // same worker, debug: "Initial free memory: %.2f GiB; Requested memory: %.2f (util),
             // %.2f GiB" (init_snapshot.free_memory, gpu_memory_utilization, requested_memory).
-            any("initial free memory:", "free_memory_at_start", IF + "Initial free memory:\\s*" + AMOUNT, Kind.AMOUNT),
-            any("requested memory:", "memory_utilization", IF + "Requested memory:\\s*" + NUMBER_STRICT + "\\s*\\(util\\)", Kind.VALUE),
-            any("requested memory:", "instance_budget", IF + "Requested memory:\\s*[^,;]*\\(util\\),\\s*" + AMOUNT, Kind.AMOUNT),
+            any("initial free memory:", Quantity.FREE_MEMORY_AT_START, IF + "Initial free memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            any("requested memory:", Quantity.MEMORY_UTILIZATION, IF + "Requested memory:\\s*" + NUMBER_STRICT + "\\s*\\(util\\)", Kind.VALUE),
+            any("requested memory:", Quantity.INSTANCE_BUDGET, IF + "Requested memory:\\s*[^,;]*\\(util\\),\\s*" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_worker.py (v0.11+): "Free memory on device (%.2f/%.2f GiB) on startup.
             // Desired GPU memory utilization is (%s, %.2f GiB). Actual usage is %.2f GiB for
             // weight, %.2f GiB for peak activation, %.2f GiB for non-torch memory, and %.2f GiB
             // for CUDAGraph memory. Replace gpu_memory_utilization config with
             // `--kv-cache-memory=%d` to fit into requested memory, or `--kv-cache-memory=%d` to
             // fully utilize gpu memory." The free/total pair is read by FREE_ON_DEVICE below.
-            any("memory utilization", "memory_utilization", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
-            any("memory utilization", "instance_budget", IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
-            any(" for weight", "weights", AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
-            any("for peak activation", "activation_peak", AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
-            any("for non-torch memory", "non_torch", AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
+            any("memory utilization", Quantity.MEMORY_UTILIZATION, IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("memory utilization", Quantity.INSTANCE_BUDGET, IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
+            any(" for weight", Quantity.WEIGHTS, AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
+            any("for peak activation", Quantity.ACTIVATION_PEAK, AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
+            any("for non-torch memory", Quantity.NON_TORCH, AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
             // vllm-ascend's copy of that summary (vllm_ascend/worker/worker.py compile_or_warm_up_model)
             // writes "Actual usage: %s GiB for weights, ... %s GiB for NPU graph memory. ... Current KV
             // cache memory: %s GiB." with format_gib (bytes / 2^30).
-            any("graph memory", "graph_memory", AMOUNT_STRICT + "\\s+for (?:CUDAGraph|NPU graph) memory\\b", Kind.AMOUNT),
+            any("graph memory", Quantity.GRAPH_MEMORY, AMOUNT_STRICT + "\\s+for (?:CUDAGraph|NPU graph) memory\\b", Kind.AMOUNT),
             // Only the first suggestion: it fits the requested utilization; the second one
             // ("to fully utilize gpu memory") is a different quantity.
-            first("--kv-cache-memory=", "kv_cache_suggested", "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
+            first("--kv-cache-memory=", Quantity.KV_CACHE_SUGGESTED, "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
             // v1/worker/gpu_model_runner.py capture_model: "Graph capturing finished in %.0f
             // secs, took %.2f GiB" (cuda_graph_size / GiB_bytes); vllm-ascend prints the same.
-            any("graph capturing finished", "graph_memory", IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
+            any("graph capturing finished", Quantity.GRAPH_MEMORY, IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
             // v1/worker/gpu_worker.py compile_or_warm_up_model: "CUDA graph pool memory: %s GiB (actual),
             // %s GiB (estimated), difference: ..." (round(b / GiB_bytes, 2)); vllm-ascend's 310P worker
             // prints "ACL graph pool memory: ..." alike. The actual, first, is read; "Estimated CUDA graph
             // memory: X GiB total" (gpu_model_runner.py profile_cudagraph_memory) is an estimate, not read.
-            any("graph", "graph_memory", IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
+            any("graph", Quantity.GRAPH_MEMORY, IF + "(?:graph pool memory|NPU graph memory)(?:\\s+takes|\\s+is|\\s*:)?\\s+" + AMOUNT_STRICT, Kind.AMOUNT),
             // vllm_ascend/worker/worker_v1.py determine_available_memory: logger.info(
             // f"Available memory: {usable_memory_size}, total memory: {total_npu_memory}"),
             // both plain byte counts from NPUPlatform.mem_get_info().
-            any("available memory:", "available_memory", "\\bAvailable memory:\\s*" + NUMBER, Kind.RAW_BYTES),
-            any("total memory:", "total_memory", "\\bAvailable memory:[^,]*,\\s*total memory:\\s*" + NUMBER, Kind.RAW_BYTES),
+            any("available memory:", Quantity.AVAILABLE_MEMORY, "\\bAvailable memory:\\s*" + NUMBER, Kind.RAW_BYTES),
+            any("total memory:", Quantity.TOTAL_MEMORY, "\\bAvailable memory:[^,]*,\\s*total memory:\\s*" + NUMBER, Kind.RAW_BYTES),
             // v1/core/kv_cache_utils.py: "GPU KV cache size: {num_tokens:,} tokens" and
             // "Maximum concurrency for {max_model_len:,} tokens per request: {x:.2f}x".
-            any("gpu kv cache size:", "kv_cache_tokens", IF + "GPU KV cache size:\\s*" + NUMBER + "\\s*tokens", Kind.VALUE),
-            any("maximum concurrency for", "max_concurrency", IF + "Maximum concurrency for\\s+(?<t>[\\d,]+)\\s+tokens per request:\\s*" + NUMBER, Kind.VALUE),
+            any("gpu kv cache size:", Quantity.KV_CACHE_TOKENS, IF + "GPU KV cache size:\\s*" + NUMBER + "\\s*tokens", Kind.VALUE),
+            any("maximum concurrency for", Quantity.MAX_CONCURRENCY, IF + "Maximum concurrency for\\s+(?<t>[\\d,]+)\\s+tokens per request:\\s*" + NUMBER, Kind.VALUE),
             // executor/executor_base.py initialize_cache: "# %s blocks: %d, # CPU blocks: %d"
             // with the device name (GPU, CUDA, npu, ...); llm_engine.py before it.
-            any(" blocks:", "gpu_blocks", IF + "#\\s*(?:GPU|CUDA|NPU|XPU|HPU|TPU|ROCm|device) blocks:\\s*" + NUMBER, Kind.VALUE),
-            any("cpu blocks:", "cpu_blocks", IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
+            any(" blocks:", Quantity.GPU_BLOCKS, IF + "#\\s*(?:GPU|CUDA|NPU|XPU|HPU|TPU|ROCm|device) blocks:\\s*" + NUMBER, Kind.VALUE),
+            any("cpu blocks:", Quantity.CPU_BLOCKS, IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
             // not "Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d": the first number
             // is the profiled count that was replaced; the "# GPU blocks" line shows the one used.
-            any("num_gpu_blocks", "gpu_blocks", "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
-            any("num_cpu_blocks", "cpu_blocks", "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_gpu_blocks", Quantity.GPU_BLOCKS, "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_cpu_blocks", Quantity.CPU_BLOCKS, "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
             // vllm-ascend Mooncake connector (mooncake_engine.py register_kv_caches):
             // "num_blocks: %d, block_shape: ..." the device KV blocks it registers.
-            any("num_blocks:", "gpu_blocks", "\\bnum_blocks:\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("num_blocks:", Quantity.GPU_BLOCKS, "\\bnum_blocks:\\s*" + NUMBER_STRICT, Kind.VALUE),
             // PyTorch caching allocator OOM (c10/cuda/CUDACachingAllocator.cpp, torch_npu's
             // NPUCachingAllocator copies it): "Tried to allocate X (GPU n; X total capacity;
             // X already allocated; X free; X reserved in total by PyTorch)"; since torch 2.1:
             // "Tried to allocate X. GPU n has a total capacity of X of which X is free. ...
             // Of the allocated memory X is allocated by PyTorch, and X is reserved by PyTorch
             // but unallocated." Sizes come from format_size: GiB/MiB/KiB/bytes.
-            scoped("tried to allocate", "oom_tried", "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
-            scoped("total capacity", "oom_total_capacity", AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
-            scoped("total capacity of", "oom_total_capacity", "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
-            scoped("already allocated", "oom_allocated", AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
-            scoped("allocated by pytorch", "oom_allocated", "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
-            scoped(" free", "oom_free", AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
-            scoped("is free", "oom_free", "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
-            scoped("reserved in total by pytorch", "oom_reserved", AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
+            scoped("tried to allocate", Quantity.OOM_TRIED, "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity", Quantity.OOM_TOTAL_CAPACITY, AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity of", Quantity.OOM_TOTAL_CAPACITY, "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
+            scoped("already allocated", Quantity.OOM_ALLOCATED, AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
+            scoped("allocated by pytorch", Quantity.OOM_ALLOCATED, "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
+            scoped(" free", Quantity.OOM_FREE, AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
+            scoped("is free", Quantity.OOM_FREE, "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
+            scoped("reserved in total by pytorch", Quantity.OOM_RESERVED, AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
 
     /** "Free memory on device (a/b GiB)": a is free at startup, b is the device total. */
     private static final Pattern FREE_ON_DEVICE = Pattern.compile(
@@ -340,7 +342,7 @@ public final class VllmLogParser {
                                     boolean oom, List<Observation> out, List<String> warnings) {
         String msg = seg.message();
         // one value position gives one observation per quantity, even when two phrasings match
-        Map<String, Set<Integer>> taken = new HashMap<>();
+        Map<Quantity, Set<Integer>> taken = new EnumMap<>(Quantity.class);
         String lower = msg.toLowerCase(Locale.ROOT);
         int before = out.size();
         for (PhraseRule rule : RULES) {
@@ -365,8 +367,8 @@ public final class VllmLogParser {
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {
             String unit = f.group("u");
-            amount("free_memory_at_start", f.group("a") + " " + unit, true, seg, lineNo, out, warnings);
-            amount("total_memory", f.group("b") + " " + unit, true, seg, lineNo, out, warnings);
+            amount(Quantity.FREE_MEMORY_AT_START, f.group("a") + " " + unit, true, seg, lineNo, out, warnings);
+            amount(Quantity.TOTAL_MEMORY, f.group("b") + " " + unit, true, seg, lineNo, out, warnings);
         }
     }
 
@@ -418,7 +420,7 @@ public final class VllmLogParser {
                                 + " is out of range (more than 9 digits); " + rule.quantity()
                                 + " kept without tokens_per_request");
                     } else {
-                        o = o.withTokensPerRequest(Integer.parseInt(tokens));
+                        o = o.in(o.context().toBuilder().tokensPerRequest(Integer.parseInt(tokens)).build());
                     }
                 }
                 out.add(o);
@@ -438,7 +440,7 @@ public final class VllmLogParser {
      *     there is a cut or wrapped line ("non_torch_memory=6" + ".07GiB" on the next line),
      *     not a byte count
      */
-    private static void amount(String quantity, String raw, boolean unitRequired, LogSegment seg, int lineNo,
+    private static void amount(Quantity quantity, String raw, boolean unitRequired, LogSegment seg, int lineNo,
                                List<Observation> out, List<String> warnings) {
         Optional<Long> bytes = Amounts.read(raw)
                 .filter(r -> !unitRequired || r.unit() != null)
@@ -451,10 +453,11 @@ public final class VllmLogParser {
     }
 
     static Observation context(Observation o, LogSegment seg) {
-        return seg.process() == null ? o : o.withProcess(seg.process()).withPid(seg.pid()).withDpRank(seg.dpRank());
+        return seg.process() == null ? o
+                : o.in(Context.builder().process(seg.process()).pid(seg.pid()).dpRank(seg.dpRank()).build());
     }
 
-    private static String unreadable(int lineNo, String quantity, String raw) {
+    private static String unreadable(int lineNo, Quantity quantity, String raw) {
         String found = raw == null || raw.isBlank() ? "nothing" : Quote.of(raw.strip());
         return "line " + lineNo + ": the " + quantity + " phrase is followed by " + found
                 + (raw != null && Amounts.tooManyDigits(raw)

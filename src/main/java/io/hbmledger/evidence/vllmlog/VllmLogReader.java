@@ -2,13 +2,14 @@ package io.hbmledger.evidence.vllmlog;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.TextBytes;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,7 @@ import java.util.regex.Pattern;
  */
 public final class VllmLogReader implements EvidenceReader {
 
-    public static final String FORMAT = "vllm-log";
+    public static final EvidenceFormat FORMAT = EvidenceFormat.VLLM_LOG;
 
     /** Memory phrases that only vLLM / PyTorch print, for excerpts without a logger header. */
     private static final Pattern PHRASES = Pattern.compile(
@@ -44,7 +45,7 @@ public final class VllmLogReader implements EvidenceReader {
             Pattern.CASE_INSENSITIVE);
 
     @Override
-    public Optional<String> detect(FileHead head) {
+    public Optional<EvidenceFormat> detect(FileHead head) {
         // the same test as every text reader: a log with a few NUL runs (a killed server, a
         // crashed file system) is still a log, its damaged lines are skipped when parsing
         if (head.looksBinary()) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.testing.Corpus;
 import java.nio.file.Files;
 import java.util.Map;
@@ -17,8 +19,8 @@ class ModelConfigReaderTest {
     private static Map<String, Observation> read(String corpusFile) throws Exception {
         String text = Files.readString(Corpus.file(corpusFile));
         EvidenceFile f = ModelConfigReader.read(corpusFile, text);
-        assertThat(f.format()).isEqualTo("model-config");
-        return f.observations().stream().collect(Collectors.toMap(Observation::quantity, o -> o));
+        assertThat(f.format()).isEqualTo(EvidenceFormat.MODEL_CONFIG);
+        return f.observations().stream().collect(Collectors.toMap(x -> x.quantity().contractName(), o -> o));
     }
 
     @Test
@@ -83,7 +85,7 @@ class ModelConfigReaderTest {
     void unknownDtypeGivesNoKvFigureAndAWarning() throws Exception {
         EvidenceFile f = ModelConfigReader.read("c.json",
                 "{\"model_type\":\"llama\",\"num_hidden_layers\":2,\"hidden_size\":64,\"num_attention_heads\":4}");
-        assertThat(f.observations()).extracting(Observation::quantity).doesNotContain("kv_bytes_per_token");
+        assertThat(f.observations()).extracting(x -> x.quantity().contractName()).doesNotContain("kv_bytes_per_token");
         assertThat(f.warnings()).singleElement().asString().contains("no torch_dtype");
     }
 
@@ -93,7 +95,7 @@ class ModelConfigReaderTest {
                 + "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"torch_dtype\":\"bfloat16\","
                 + "\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"kv_cache_scheme\":{\"num_bits\":8,\"type\":\"float\"}}}");
         // 2 x 2 layers x 2 KV heads x (64 / 4 = 16) x 1 byte = 128
-        assertThat(f.observations()).filteredOn(o -> o.quantity().equals("kv_bytes_per_token")).singleElement()
+        assertThat(f.observations()).filteredOn(o -> o.quantity() == Quantity.KV_BYTES_PER_TOKEN).singleElement()
                 .satisfies(o -> {
                     assertThat(o.bytes()).isEqualTo(128L);
                     assertThat(o.text()).contains("kv_cache_scheme 8-bit");
@@ -150,7 +152,7 @@ class ModelConfigReaderTest {
                 + " \"num_experts\": 4, \"moe_intermediate_size\": 32,\n"
                 + " \"torch_dtype\": \"bfloat16\"}\n";
         Map<String, Observation> o = ModelConfigReader.read("c.json", json).observations().stream()
-                .collect(Collectors.toMap(Observation::quantity, x -> x));
+                .collect(Collectors.toMap(x -> x.quantity().contractName(), x -> x));
         assertThat(o.get("num_shared_experts").line()).isEqualTo(5);
         assertThat(o.get("num_shared_experts").text()).contains("derived", "shared_expert_intermediate_size");
         assertThat(o.get("num_kv_heads").line()).isEqualTo(4);

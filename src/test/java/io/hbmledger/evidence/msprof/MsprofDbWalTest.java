@@ -6,6 +6,7 @@ import io.hbmledger.cli.Main;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -39,14 +40,14 @@ class MsprofDbWalTest {
             // the writer is still open: the rows are in the -wal file, not yet in the database file
             assertThat(Files.size(dir.resolve("ascend_pytorch_profiler_0.db-wal"))).isPositive();
             EvidenceFile f = EvidenceReaders.all().read(db, "ascend_pytorch_profiler_0.db");
-            Observation dev = f.observations().stream().filter(o -> o.quantity().equals("device_hbm_peak"))
+            Observation dev = f.observations().stream().filter(o -> o.quantity() == Quantity.DEVICE_HBM_PEAK)
                     .findFirst().orElseThrow();
             // max of 1000 and 3000 bytes, rowid 2, 6000 ns = 6 us, device id 2
             assertThat(dev.bytes()).isEqualTo(3000L);
             assertThat(dev.line()).isEqualTo(2);
-            assertThat(dev.timestampUs()).isEqualTo(6L);
-            assertThat(dev.device()).isEqualTo("npu:2");
-            assertThat(f.observations()).anyMatch(o -> o.quantity().equals("app_hbm_peak") && o.bytes() == 700L);
+            assertThat(dev.context().timestampUs()).isEqualTo(6L);
+            assertThat(dev.context().device()).isEqualTo("npu:2");
+            assertThat(f.observations()).anyMatch(o -> o.quantity() == Quantity.APP_HBM_PEAK && o.bytes() == 700L);
         }
     }
 

@@ -7,6 +7,7 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ class MsprofMalformedTest {
 
     private static Observation only(EvidenceFile f, String quantity, String component) {
         return f.observations().stream()
-                .filter(o -> o.quantity().equals(quantity) && java.util.Objects.equals(o.component(), component))
+                .filter(o -> o.quantity().contractName().equals(quantity) && java.util.Objects.equals(o.context().component(), component))
                 .findFirst().orElseThrow();
     }
 
@@ -41,7 +42,7 @@ class MsprofMalformedTest {
         Observation o = only(f, "module_reserved_peak", "HCCL");
         assertThat(o.bytes()).isEqualTo(405L * 1024 * 1024);
         assertThat(o.line()).isEqualTo(2);
-        assertThat(o.samples()).isEqualTo(2L);
+        assertThat(o.context().samples()).isEqualTo(2L);
         assertThat(f.warnings()).containsExactly(
                 "row 3: last line is cut off (2 of 4 fields, no line break at the end of the file); row ignored");
     }
@@ -54,7 +55,7 @@ class MsprofMalformedTest {
         // KB header: 1024 KiB = 1048576 B allocated, 2048 KiB = 2097152 B reserved, device NPU:3
         assertThat(only(f, "allocated_peak", "PTA").bytes()).isEqualTo(1_048_576L);
         assertThat(only(f, "reserved_peak", "PTA").bytes()).isEqualTo(2_097_152L);
-        assertThat(only(f, "reserved_peak", "PTA").device()).isEqualTo("npu:3");
+        assertThat(only(f, "reserved_peak", "PTA").context().device()).isEqualTo("npu:3");
         assertThat(f.warnings()).containsExactly("line 1 (header): unknown column 'Fancy Column' ignored");
     }
 
@@ -68,8 +69,8 @@ class MsprofMalformedTest {
         // row 2's hbm is not a number; app max 1000 KiB = 1024000 B; device npu:2 3000 KiB = 3072000 B;
         // the host row is process-level: a device_hbm_peak without a device
         assertThat(only(f, "app_hbm_peak", null).bytes()).isEqualTo(1_024_000L);
-        assertThat(f.observations()).filteredOn(o -> o.quantity().equals("device_hbm_peak"))
-                .extracting(Observation::device, Observation::bytes)
+        assertThat(f.observations()).filteredOn(o -> o.quantity() == Quantity.DEVICE_HBM_PEAK)
+                .extracting(x -> x.context().device(), Observation::bytes)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("npu:2", 3_072_000L),
                         org.assertj.core.groups.Tuple.tuple(null, 5_120_000L));
         assertThat(f.warnings()).containsExactly("row 2: field 4 '12x4' is not a number; value ignored");
@@ -81,7 +82,7 @@ class MsprofMalformedTest {
                 + "0,SLOG,1.0\t,-1,NPU:0\n"
                 + "0,SLOG,2.0\t,8,NPU:0\n");
         assertThat(only(f, "module_reserved_peak", "SLOG").bytes()).isEqualTo(8192L);
-        assertThat(only(f, "module_reserved_peak", "SLOG").samples()).isEqualTo(1L);
+        assertThat(only(f, "module_reserved_peak", "SLOG").context().samples()).isEqualTo(1L);
         assertThat(f.warnings()).singleElement().asString().startsWith("row 1: 1 negative values");
     }
 
@@ -115,6 +116,6 @@ class MsprofMalformedTest {
         // 2 + 3 = 5 KiB = 5120 B total; 2 KiB = 2048 B unreleased (row 1 has no release time)
         assertThat(only(f, "operator_bytes_total", null).bytes()).isEqualTo(5120L);
         assertThat(only(f, "operator_bytes_unreleased", null).bytes()).isEqualTo(2048L);
-        assertThat(only(f, "operator_count", null).device()).isEqualTo("npu:1");
+        assertThat(only(f, "operator_count", null).context().device()).isEqualTo("npu:1");
     }
 }

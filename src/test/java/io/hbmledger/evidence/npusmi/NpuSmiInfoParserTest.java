@@ -1,9 +1,9 @@
 package io.hbmledger.evidence.npusmi;
 
-import io.hbmledger.evidence.smitable.SmiParse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ class NpuSmiInfoParserTest {
 
     static List<Observation> all(SmiParse p, String quantity, String device) {
         return p.observations().stream()
-                .filter(o -> o.quantity().equals(quantity) && (device == null || Objects.equals(o.device(), device)))
+                .filter(o -> o.quantity().contractName().equals(quantity) && (device == null || Objects.equals(o.context().device(), device)))
                 .toList();
     }
 
@@ -44,7 +44,7 @@ class NpuSmiInfoParserTest {
         assertThat(used.bytes()).isEqualTo(59356 * MIB);
         assertThat(used.line()).isEqualTo(9);
         assertThat(used.text()).isEqualTo("59356");
-        assertThat(used.deviceId()).isNull(); // no Phy-ID / Device column in this header
+        assertThat(used.context().deviceId()).isNull(); // no Phy-ID / Device column in this header
         assertThat(one(p, "hbm_total", "npu:0/chip:0").bytes()).isEqualTo(65536 * MIB);
         // line 54 (NPU 15): "59351/ 65536"
         assertThat(one(p, "hbm_used", "npu:15/chip:0").bytes()).isEqualTo(59351 * MIB);
@@ -55,12 +55,12 @@ class NpuSmiInfoParserTest {
         // process rows: "| 0   0 | 418635 | vllm | 56057 |" and "| 1  0 | 418709 | rayNPURayWork | 56063 |"
         Observation vllm = one(p, "process_memory", "npu:0/chip:0");
         assertThat(vllm.bytes()).isEqualTo(56057 * MIB);
-        assertThat(vllm.pid()).isEqualTo(418635L);
-        assertThat(vllm.processName()).isEqualTo("vllm");
+        assertThat(vllm.context().pid()).isEqualTo(418635L);
+        assertThat(vllm.context().processName()).isEqualTo("vllm");
         Observation ray = one(p, "process_memory", "npu:1/chip:0");
         assertThat(ray.bytes()).isEqualTo(56063 * MIB);
-        assertThat(ray.pid()).isEqualTo(418709L);
-        assertThat(ray.processName()).isEqualTo("rayNPURayWork");
+        assertThat(ray.context().pid()).isEqualTo(418709L);
+        assertThat(ray.context().processName()).isEqualTo("rayNPURayWork");
         assertThat(all(p, "process_memory", null)).hasSize(16);
         assertThat(p.warnings()).isEmpty();
     }
@@ -71,11 +71,11 @@ class NpuSmiInfoParserTest {
         // line 12: "| 1     1   | 0000:9F:00.0 | 0  0 / 0   3189 / 65536 |" under "Chip  Phy-ID" of NPU 0
         Observation chip1 = one(p, "hbm_used", "npu:0/chip:1");
         assertThat(chip1.bytes()).isEqualTo(3189 * MIB);
-        assertThat(chip1.deviceId()).isEqualTo(1);
+        assertThat(chip1.context().deviceId()).isEqualTo(1);
         // NPU 7 chip 1 has Phy-ID 15 and 3188 MB used
         Observation last = one(p, "hbm_used", "npu:7/chip:1");
         assertThat(last.bytes()).isEqualTo(3188 * MIB);
-        assertThat(last.deviceId()).isEqualTo(15);
+        assertThat(last.context().deviceId()).isEqualTo(15);
         assertThat(one(p, "hbm_total", "npu:7/chip:1").bytes()).isEqualTo(65536 * MIB);
         assertThat(all(p, "hbm_used", null)).hasSize(16);
         // only "No running processes found in NPU n" rows
@@ -91,8 +91,8 @@ class NpuSmiInfoParserTest {
         // "| 0       0                 | 641248        |                          | 113  |"
         Observation proc = one(p, "process_memory", "npu:0/chip:0");
         assertThat(proc.bytes()).isEqualTo(113 * MIB);
-        assertThat(proc.pid()).isEqualTo(641248L);
-        assertThat(proc.processName()).isNull();
+        assertThat(proc.context().pid()).isEqualTo(641248L);
+        assertThat(proc.context().processName()).isNull();
         assertThat(all(p, "process_memory", null)).hasSize(1);
         assertThat(p.warnings()).isEmpty();
     }
@@ -103,12 +103,12 @@ class NpuSmiInfoParserTest {
         // line 21: "| 0       4   | 0000:81:00.0 | 0   1541 / 44278 |" under NPU 32768, header "Chip  Device"
         Observation m = one(p, "memory_used", "npu:32768/chip:0");
         assertThat(m.bytes()).isEqualTo(1541 * MIB);
-        assertThat(m.deviceId()).isEqualTo(4);
+        assertThat(m.context().deviceId()).isEqualTo(4);
         assertThat(one(p, "memory_total", "npu:32768/chip:0").bytes()).isEqualTo(44278 * MIB);
         // chip 1 of NPU 32800: "1216 / 43693", Device 7
         Observation last = one(p, "memory_total", "npu:32800/chip:1");
         assertThat(last.bytes()).isEqualTo(43693 * MIB);
-        assertThat(last.deviceId()).isEqualTo(7);
+        assertThat(last.context().deviceId()).isEqualTo(7);
         assertThat(one(p, "memory_used", "npu:32800/chip:1").bytes()).isEqualTo(1216 * MIB);
         assertThat(all(p, "hbm_used", null)).isEmpty();
         assertThat(all(p, "memory_used", null)).hasSize(8);
@@ -214,12 +214,12 @@ class NpuSmiInfoParserTest {
         SmiParse p = NpuSmiInfoParser.parse(text);
         Observation used = one(p, "hbm_used", "npu:1048576/chip:1");
         assertThat(used.bytes()).isEqualTo(3130 * MIB);
-        assertThat(used.deviceId()).isEqualTo(9);
+        assertThat(used.context().deviceId()).isEqualTo(9);
         Observation proc = one(p, "process_memory", "npu:1048576/chip:1");
         assertThat(proc.bytes()).isEqualTo(1024 * MIB);
-        assertThat(proc.pid()).isEqualTo(4242L); // the host pid, not the container's 17
-        assertThat(proc.processName()).isEqualTo("python3");
-        assertThat(proc.deviceId()).isEqualTo(9); // Phy-ID from the chip table of the same file
+        assertThat(proc.context().pid()).isEqualTo(4242L); // the host pid, not the container's 17
+        assertThat(proc.context().processName()).isEqualTo("python3");
+        assertThat(proc.context().deviceId()).isEqualTo(9); // Phy-ID from the chip table of the same file
         assertThat(p.warnings()).isEmpty();
     }
 

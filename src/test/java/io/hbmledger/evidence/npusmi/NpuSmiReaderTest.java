@@ -3,8 +3,10 @@ package io.hbmledger.evidence.npusmi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +34,7 @@ class NpuSmiReaderTest {
         try (Stream<Path> files = Files.list(Corpus.file("truth.json").resolveSibling("npu-smi"))) {
             for (Path f : files.toList()) {
                 byte[] bytes = Files.readAllBytes(f);
-                String expected = f.getFileName().toString().contains("usages") ? "npu-smi-usages" : "npu-smi-info";
+                EvidenceFormat expected = f.getFileName().toString().contains("usages") ? EvidenceFormat.NPU_SMI_USAGES : EvidenceFormat.NPU_SMI_INFO;
                 // a neutral name: detection must not depend on it
                 assertThat(reader.detect(head("x.txt", bytes))).as(f.toString()).contains(expected);
             }
@@ -82,10 +84,10 @@ class NpuSmiReaderTest {
         Path f = dir.resolve("smi.txt");
         Files.write(f, bytes);
         EvidenceFile e = EvidenceReaders.all().read(f, "smi.txt");
-        assertThat(e.format()).isEqualTo("npu-smi-info");
+        assertThat(e.format()).isEqualTo(EvidenceFormat.NPU_SMI_INFO);
         // 3000 MiB = 3,145,728,000 bytes on line 8
         assertThat(e.observations()).anySatisfy(o -> {
-            assertThat(o.quantity()).isEqualTo("hbm_used");
+            assertThat(o.quantity()).isEqualTo(Quantity.HBM_USED);
             assertThat(o.bytes()).isEqualTo(3_145_728_000L);
             assertThat(o.line()).isEqualTo(8);
         });

@@ -1,11 +1,11 @@
 package io.hbmledger.evidence.npusmi;
 
-import io.hbmledger.evidence.smitable.SmiParse;
 import static io.hbmledger.evidence.npusmi.NpuSmiInfoParserTest.all;
 import static io.hbmledger.evidence.npusmi.NpuSmiInfoParserTest.one;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -74,7 +74,7 @@ class NpuSmiUsagesParserTest {
         String text = "NPU ID : 2\nChip Count : 2\nHBM Capacity(MB) : 65536\nHBM Usage Rate(%) : 7x\n";
         SmiParse p = NpuSmiUsagesParser.parse(text);
         Observation cap = one(p, "hbm_capacity", null);
-        assertThat(cap.device()).isNull();
+        assertThat(cap.context().device()).isNull();
         assertThat(p.warnings()).hasSize(2);
         assertThat(p.warnings().get(0)).startsWith("line 3:").contains("no device");
         assertThat(p.warnings().get(1)).startsWith("line 4:").contains("7x");

@@ -1,10 +1,10 @@
 package io.hbmledger.evidence.npusmi;
 
-import io.hbmledger.evidence.smitable.SmiParse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.nvidiasmi.NvidiaSmiParsers;
+import io.hbmledger.evidence.smitable.SmiParse;
 import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -59,8 +59,8 @@ class SmiParsersRobustnessTest {
             if (o.bytes() != null) {
                 assertThat(o.bytes()).isNotNegative();
             }
-            if (o.device() != null) {
-                assertThat(o.device()).matches("npu:\\d+/chip:\\d+|gpu:\\d+(/mig:\\d+)?");
+            if (o.context().device() != null) {
+                assertThat(o.context().device()).matches("npu:\\d+/chip:\\d+|gpu:\\d+(/mig:\\d+)?");
             }
         }
         for (String w : p.warnings()) {

@@ -4,6 +4,7 @@ import static io.hbmledger.evidence.nvidiasmi.NvidiaSmiTableParserTest.all;
 import static io.hbmledger.evidence.nvidiasmi.NvidiaSmiTableParserTest.one;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.smitable.SmiParse;
@@ -55,9 +56,9 @@ class NvidiaSmiCsvParserTest {
         SmiParse p = NvidiaSmiCsvParser.parse(text);
         Observation o = one(p, "process_memory", null);
         assertThat(o.bytes()).isEqualTo(72122 * MIB);
-        assertThat(o.pid()).isEqualTo(1440043L);
-        assertThat(o.processName()).isEqualTo("python3");
-        assertThat(o.device()).isNull();
+        assertThat(o.context().pid()).isEqualTo(1440043L);
+        assertThat(o.context().processName()).isEqualTo("python3");
+        assertThat(o.context().device()).isNull();
         assertThat(p.warnings()).singleElement().asString().startsWith("row 1:").contains("index");
     }
 
@@ -65,7 +66,7 @@ class NvidiaSmiCsvParserTest {
     void detectsNvidiaCsvButNotMsprofCsv() throws IOException {
         NvidiaSmiReader reader = new NvidiaSmiReader();
         byte[] csv = "index, memory.used [MiB], memory.total [MiB]\n0, 1 MiB, 2 MiB\n".getBytes(StandardCharsets.UTF_8);
-        assertThat(reader.detect(new FileHead("a.log", csv, csv.length))).contains("nvidia-smi-csv");
+        assertThat(reader.detect(new FileHead("a.log", csv, csv.length))).contains(EvidenceFormat.NVIDIA_SMI_CSV);
         Path msprof = Corpus.file("truth.json").resolveSibling("msprof");
         try (Stream<Path> files = Files.list(msprof)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {

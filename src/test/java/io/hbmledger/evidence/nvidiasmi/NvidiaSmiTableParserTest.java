@@ -22,7 +22,7 @@ class NvidiaSmiTableParserTest {
 
     static List<Observation> all(SmiParse p, String quantity, String device) {
         return p.observations().stream()
-                .filter(o -> o.quantity().equals(quantity) && (device == null || Objects.equals(o.device(), device)))
+                .filter(o -> o.quantity().contractName().equals(quantity) && (device == null || Objects.equals(o.context().device(), device)))
                 .toList();
     }
 
@@ -102,8 +102,8 @@ class NvidiaSmiTableParserTest {
         assertThat(one(p, "fb_used", "gpu:0").bytes()).isEqualTo(72135 * MIB);
         Observation proc = one(p, "process_memory", "gpu:0");
         assertThat(proc.bytes()).isEqualTo(72122 * MIB);
-        assertThat(proc.pid()).isEqualTo(1440043L);
-        assertThat(proc.processName()).isEqualTo("python3 -m vllm.entrypoints.openai");
+        assertThat(proc.context().pid()).isEqualTo(1440043L);
+        assertThat(proc.context().processName()).isEqualTo("python3 -m vllm.entrypoints.openai");
         assertThat(proc.line()).isEqualTo(19);
         // line 20: WDDM-style N/A per-process memory: absent, with a warning naming the line
         assertThat(p.warnings()).singleElement().asString().startsWith("line 20:").contains("N/A");
@@ -133,8 +133,8 @@ class NvidiaSmiTableParserTest {
         assertThat(one(p, "fb_used", "gpu:0").bytes()).isEqualTo(213 * MIB);
         assertThat(one(p, "fb_total", "gpu:0").bytes()).isEqualTo(1995 * MIB);
         List<Observation> procs = all(p, "process_memory", "gpu:0");
-        assertThat(procs).extracting(Observation::pid).containsExactly(1098L, 2144L);
-        assertThat(procs).extracting(Observation::processName).containsExactly("/usr/lib/xorg/Xorg", "compiz");
+        assertThat(procs).extracting(x -> x.context().pid()).containsExactly(1098L, 2144L);
+        assertThat(procs).extracting(x -> x.context().processName()).containsExactly("/usr/lib/xorg/Xorg", "compiz");
         assertThat(procs).extracting(Observation::bytes).containsExactly(133 * MIB, 78 * MIB);
         assertThat(p.warnings()).isEmpty();
     }
@@ -155,10 +155,10 @@ class NvidiaSmiTableParserTest {
         SmiParse p = NvidiaSmiTableParser.parse(text);
         // GI 5 / CI 0 of GPU 1 is MIG dev 1 in the MIG devices table (line 11)
         Observation onSlice = one(p, "process_memory", "gpu:1/mig:1");
-        assertThat(onSlice.pid()).isEqualTo(12345L);
+        assertThat(onSlice.context().pid()).isEqualTo(12345L);
         assertThat(onSlice.bytes()).isEqualTo(9850 * MIB);
         // GI 9 is not in the table: the process is known to be on GPU 1 only
-        assertThat(one(p, "process_memory", "gpu:1").pid()).isEqualTo(12346L);
+        assertThat(one(p, "process_memory", "gpu:1").context().pid()).isEqualTo(12346L);
     }
 
     @Test

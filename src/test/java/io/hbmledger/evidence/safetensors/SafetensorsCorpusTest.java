@@ -3,8 +3,10 @@ package io.hbmledger.evidence.safetensors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.testing.Corpus;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,7 +44,7 @@ class SafetensorsCorpusTest {
     void mixtralLfsPointersSumToTheRepositorySize() throws Exception {
         Path f = Corpus.file("safetensors/wizardlm-2-8x22b.git-lfs-pointers.txt");
         EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
-        assertThat(ef.format()).isEqualTo("lfs-pointer");
+        assertThat(ef.format()).isEqualTo(EvidenceFormat.LFS_POINTER);
         assertThat(ef.observations()).hasSize(59);
         // sum stated in truth.json's note for this file
         assertThat(ef.observations().stream().mapToLong(Observation::bytes).sum()).isEqualTo(281241493344L);
@@ -68,9 +70,9 @@ class SafetensorsCorpusTest {
     void llamaIndex() throws Exception {
         Path f = Corpus.file("safetensors/reflection-llama-3.1-70b.model.safetensors.index.json");
         EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
-        assertThat(ef.format()).isEqualTo("safetensors-index");
+        assertThat(ef.format()).isEqualTo(EvidenceFormat.SAFETENSORS_INDEX);
         Observation total = ef.observations().get(0);
-        assertThat(total.quantity()).isEqualTo("total_size");
+        assertThat(total.quantity()).isEqualTo(Quantity.TOTAL_SIZE);
         // "total_size": 282215219200 on line 3 of the file
         assertThat(total.bytes()).isEqualTo(282215219200L);
         assertThat(total.line()).isEqualTo(3);
@@ -91,9 +93,9 @@ class SafetensorsCorpusTest {
     void savedHeaderJsonIsReadWithoutItsFile() throws Exception {
         Path f = Corpus.file("safetensors/peft-gpt2-lora.adapter_model.safetensors.header.json");
         EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
-        assertThat(ef.format()).isEqualTo("safetensors");
+        assertThat(ef.format()).isEqualTo(EvidenceFormat.SAFETENSORS);
         // the same 25 tensors and 1,198,080 bytes as the binary it was dumped from; no header_bytes
-        assertThat(ef.observations()).extracting(Observation::quantity).containsExactly("tensor_bytes_total", "tensor_count");
+        assertThat(ef.observations()).extracting(x -> x.quantity().contractName()).containsExactly("tensor_bytes_total", "tensor_count");
         assertThat(ef.observations().get(0).bytes()).isEqualTo(1_198_080L);
         assertThat(ef.observations().get(1).value()).isEqualTo(25.0);
         assertThat(ef.warnings()).anyMatch(w -> w.contains("saved as JSON"));
@@ -103,7 +105,7 @@ class SafetensorsCorpusTest {
     void peftAdapterConfigIsNamedNotSized() throws Exception {
         Path f = Corpus.file("safetensors/peft-gpt2-lora.adapter_config.json");
         EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
-        assertThat(ef.format()).isEqualTo("unknown");
+        assertThat(ef.format()).isEqualTo(EvidenceFormat.UNKNOWN);
         assertThat(ef.observations()).isEmpty();
         assertThat(ef.warnings()).singleElement().asString().contains("a PEFT adapter_config.json");
     }

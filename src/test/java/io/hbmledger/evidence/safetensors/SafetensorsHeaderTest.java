@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
-import io.hbmledger.evidence.Observation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -83,8 +83,8 @@ class SafetensorsHeaderTest {
 
         EvidenceFile ef = EvidenceReaders.all().read(f, "small.safetensors");
 
-        assertThat(ef.format()).isEqualTo("safetensors");
-        assertThat(ef.observations()).extracting(Observation::quantity)
+        assertThat(ef.format()).isEqualTo(EvidenceFormat.SAFETENSORS);
+        assertThat(ef.observations()).extracting(x -> x.quantity().contractName())
                 .containsExactly("tensor_bytes_total", "tensor_count", "header_bytes");
         assertThat(ef.observations().get(0).bytes()).isEqualTo(58);
         assertThat(ef.observations().get(1).value()).isEqualTo(2.0);
@@ -94,7 +94,7 @@ class SafetensorsHeaderTest {
     @Test
     void detectsSafetensorsByContentWhateverTheName() throws Exception {
         Path f = write("weights.bin", new SafetensorsWriter().add("a", "U8", 4, 4).build());
-        assertThat(EvidenceReaders.all().read(f, "weights.bin").format()).isEqualTo("safetensors");
+        assertThat(EvidenceReaders.all().read(f, "weights.bin").format()).isEqualTo(EvidenceFormat.SAFETENSORS);
     }
 
     @Test

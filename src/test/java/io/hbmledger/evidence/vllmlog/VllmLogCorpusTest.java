@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.testing.Corpus;
@@ -30,7 +31,7 @@ class VllmLogCorpusTest {
     }
 
     private static List<Observation> of(EvidenceFile f, String quantity) {
-        return f.observations().stream().filter(o -> o.quantity().equals(quantity)).toList();
+        return f.observations().stream().filter(o -> o.quantity().contractName().equals(quantity)).toList();
     }
 
     @Test
@@ -44,7 +45,7 @@ class VllmLogCorpusTest {
                 } catch (Exception e) {
                     throw new AssertionError(p + ": " + e.getMessage(), e);
                 }
-                assertThat(f.format()).as(p.toString()).isEqualTo("vllm-log");
+                assertThat(f.format()).as(p.toString()).isEqualTo(EvidenceFormat.VLLM_LOG);
             }
         }
     }
@@ -54,11 +55,11 @@ class VllmLogCorpusTest {
         EvidenceFile f = read("vllm-38820_worker_tp0_model_loading_GiB_memory_and.log");
         // line 9 "Model loading took 12.66 GiB memory and 31.657031 seconds":
         // 12.66 x 1,073,741,824 = 13,593,571,491.84 -> 13,593,571,492
-        assertThat(of(f, "weights")).extracting(Observation::line, Observation::bytes, Observation::text, Observation::process)
+        assertThat(of(f, "weights")).extracting(Observation::line, Observation::bytes, Observation::text, x -> x.context().process())
                 .containsExactly(tuple(9, 13_593_571_492L, "12.66 GiB", "Worker_TP0 pid=34322"));
         assertThat(of(f, "weights_load_seconds")).extracting(Observation::line, Observation::value)
                 .containsExactly(tuple(8, 24.84), tuple(9, 31.657031));
-        assertThat(of(f, "weights").get(0).pid()).isEqualTo(34322L);
+        assertThat(of(f, "weights").get(0).context().pid()).isEqualTo(34322L);
         // the "budget of 8192 tokens" encoder-cache line is no KV cache figure
         assertThat(of(f, "kv_cache_tokens")).isEmpty();
         assertThat(of(f, "kv_cache_available")).isEmpty();
@@ -69,13 +70,13 @@ class VllmLogCorpusTest {
     void ascendV0NpuBlocksWithProgressDotGlued() throws Exception {
         EvidenceFile f = read("vllm-ascend-1425_310P3_qwen2.5-3B_v0_npu_blocks_dot_glued.log");
         // line 22 "Loading model weights took 5.7917 GB" (GB = GiB): 5.7917 x 2^30 = 6,218,790,522.06
-        assertThat(of(f, "weights")).extracting(Observation::line, Observation::bytes, Observation::process)
+        assertThat(of(f, "weights")).extracting(Observation::line, Observation::bytes, x -> x.context().process())
                 .containsExactly(tuple(22, 6_218_790_522L, null));
         assertThat(of(f, "weights_load_seconds")).extracting(Observation::value).containsExactly(1.56);
         // line 24 ".INFO ... # npu blocks: 466, # CPU blocks: 1820"
         assertThat(of(f, "gpu_blocks")).extracting(Observation::line, Observation::value).containsExactly(tuple(24, 466.0));
         assertThat(of(f, "cpu_blocks")).extracting(Observation::value).containsExactly(1820.0);
-        assertThat(of(f, "max_concurrency")).extracting(Observation::value, Observation::tokensPerRequest)
+        assertThat(of(f, "max_concurrency")).extracting(Observation::value, x -> x.context().tokensPerRequest())
                 .containsExactly(tuple(1.82, 32768));
         assertThat(of(f, "kv_cache_available")).isEmpty();
         assertThat(of(f, "activation_peak")).isEmpty();
@@ -87,7 +88,7 @@ class VllmLogCorpusTest {
         String proc = "NPURayWorkerWrapper pid=399601, ip=192.0.2.10";
         // line 16: 17.50 GiB x 2^30 = 18,790,481,920; 60.97 -> 65,466,039,009.28; 53.74 ->
         // 57,702,885,621.76; 5.96 -> 6,399,501,271.04; 54.36 -> 58,368,605,552.64
-        assertThat(f.observations()).extracting(Observation::quantity, Observation::bytes, Observation::line, Observation::process)
+        assertThat(f.observations()).extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::line, x -> x.context().process())
                 .containsExactly(
                         tuple("oom_tried", 18_790_481_920L, 16, proc),
                         tuple("oom_total_capacity", 65_466_039_009L, 16, proc),
@@ -102,7 +103,7 @@ class VllmLogCorpusTest {
         String proc = "EngineCore_0 pid=1440043";
         // line 8: non-default args {'gpu_memory_utilization': 0.8, ...}
         assertThat(of(f, "memory_utilization")).extracting(Observation::line, Observation::value).containsExactly(tuple(8, 0.8));
-        assertThat(of(f, "weights_load_seconds")).extracting(Observation::line, Observation::value, Observation::process)
+        assertThat(of(f, "weights_load_seconds")).extracting(Observation::line, Observation::value, x -> x.context().process())
                 .containsExactly(tuple(38, 2.31, proc), tuple(44, 0.6, proc));
         // line 46 "15.7847 GB": 15.7847 x 2^30 = 16,948,692,569.29
         assertThat(of(f, "weights")).extracting(Observation::bytes).containsExactly(16_948_692_569L);
@@ -110,7 +111,7 @@ class VllmLogCorpusTest {
         assertThat(of(f, "available_memory")).extracting(Observation::bytes).containsExactly(34_184_553_369L);
         assertThat(of(f, "total_memory")).extracting(Observation::bytes).containsExactly(65_464_696_832L);
         assertThat(of(f, "kv_cache_tokens")).extracting(Observation::value, Observation::text).containsExactly(tuple(252_800.0, "252,800"));
-        assertThat(of(f, "max_concurrency")).extracting(Observation::value, Observation::tokensPerRequest).containsExactly(tuple(1975.0, 128));
+        assertThat(of(f, "max_concurrency")).extracting(Observation::value, x -> x.context().tokensPerRequest()).containsExactly(tuple(1975.0, 128));
         assertThat(of(f, "graph_memory")).isEmpty();
         assertThat(of(f, "gpu_blocks")).isEmpty();
     }
@@ -123,7 +124,7 @@ class VllmLogCorpusTest {
         assertThat(of(f, "available_memory")).extracting(Observation::bytes).containsExactly(10_700_878_950L);
         assertThat(of(f, "total_memory")).extracting(Observation::bytes).containsExactly(31_662_800_896L);
         assertThat(of(f, "kv_cache_tokens")).extracting(Observation::value).containsExactly(72_448.0);
-        assertThat(of(f, "max_concurrency")).extracting(Observation::value, Observation::tokensPerRequest).containsExactly(tuple(7.16, 10_000));
+        assertThat(of(f, "max_concurrency")).extracting(Observation::value, x -> x.context().tokensPerRequest()).containsExactly(tuple(7.16, 10_000));
         // "num_blocks: 566": 566 blocks x 128 tokens = 72,448 = the KV token count
         assertThat(of(f, "gpu_blocks")).extracting(Observation::line, Observation::value).containsExactly(tuple(16, 566.0));
         assertThat(of(f, "cpu_blocks")).isEmpty();
@@ -161,7 +162,7 @@ class VllmLogCorpusTest {
         EvidenceFile f = read("vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log");
         // 19.86 -> 21,324,512,624.64; 0.16 -> 171,798,691.84; 36.63 -> 39,331,163,013.12;
         // 14.65 -> 15,730,317,721.6
-        assertThat(f.observations()).extracting(Observation::quantity, Observation::line, Observation::bytes, Observation::value)
+        assertThat(f.observations()).extracting(x -> x.quantity().contractName(), Observation::line, Observation::bytes, Observation::value)
                 .containsExactly(
                         tuple("total_memory", 1, 85_061_827_297L, null),
                         tuple("memory_utilization", 1, null, 0.9),
@@ -178,15 +179,15 @@ class VllmLogCorpusTest {
     void interleavedTpWorkersKeepTheirOwnFigures() throws Exception {
         EvidenceFile f = read("vllm-pr14447_tp_workers_interleaved_v0_summary.log");
         // pid 521's summary is alone on line 1: its total/budget/profiling lines are outside the excerpt
-        List<Observation> w521 = f.observations().stream().filter(o -> "VllmWorkerProcess pid=521".equals(o.process())).toList();
-        assertThat(w521).extracting(Observation::quantity)
+        List<Observation> w521 = f.observations().stream().filter(o -> "VllmWorkerProcess pid=521".equals(o.context().process())).toList();
+        assertThat(w521).extracting(x -> x.quantity().contractName())
                 .containsExactly("weights", "non_torch", "activation_peak", "kv_cache_available");
         // 21.21 -> 22,774,064,087.04; 1.57 -> 1,685,774,663.68
         assertThat(w521).extracting(Observation::bytes).containsExactly(22_774_064_087L, 214_748_365L, 397_284_475L, 1_685_774_664L);
         // 23.58 -> 25,318,832,209.92; 23.35 -> 25,071,871,590.4
         for (String pid : List.of("507", "577")) {
-            List<Observation> w = f.observations().stream().filter(o -> ("VllmWorkerProcess pid=" + pid).equals(o.process())).toList();
-            assertThat(w).extracting(Observation::quantity).containsExactly("profiling_seconds", "total_memory",
+            List<Observation> w = f.observations().stream().filter(o -> ("VllmWorkerProcess pid=" + pid).equals(o.context().process())).toList();
+            assertThat(w).extracting(x -> x.quantity().contractName()).containsExactly("profiling_seconds", "total_memory",
                     "memory_utilization", "instance_budget", "weights", "non_torch", "activation_peak", "kv_cache_available");
             assertThat(w.get(1).bytes()).isEqualTo(25_318_832_210L);
             assertThat(w.get(2).value()).isEqualTo(0.99);
@@ -199,14 +200,14 @@ class VllmLogCorpusTest {
     void earlyV1WithoutMemorySummary() throws Exception {
         EvidenceFile f = read("vllm-pr17122_v1_llama3.1-8B_L40S_no_memory_summary.log");
         // 14.9889 GiB x 2^30 = 16,094,208,825.75 -> 16,094,208,826
-        assertThat(f.observations()).extracting(Observation::quantity, Observation::line, Observation::bytes, Observation::value)
+        assertThat(f.observations()).extracting(x -> x.quantity().contractName(), Observation::line, Observation::bytes, Observation::value)
                 .containsExactly(
                         tuple("weights_load_seconds", 1, null, 2.95),
                         tuple("weights", 2, 16_094_208_826L, null),
                         tuple("weights_load_seconds", 2, null, 3.65217),
                         tuple("kv_cache_tokens", 7, null, 158_656.0),
                         tuple("max_concurrency", 8, null, 4.84));
-        assertThat(of(f, "max_concurrency").get(0).tokensPerRequest()).isEqualTo(32_768);
+        assertThat(of(f, "max_concurrency").get(0).context().tokensPerRequest()).isEqualTo(32_768);
     }
 
     @Test
@@ -214,7 +215,7 @@ class VllmLogCorpusTest {
         EvidenceFile f = read("vllm-pr3120_opt-125m_weights_in_MB_gpu_blocks.log");
         // line 3 ">> INFO ... Loading model weights took 244.61 MB": MB = MiB,
         // 244.61 x 1,048,576 = 256,492,175.36 -> 256,492,175
-        assertThat(f.observations()).extracting(Observation::quantity, Observation::line, Observation::bytes, Observation::value, Observation::text)
+        assertThat(f.observations()).extracting(x -> x.quantity().contractName(), Observation::line, Observation::bytes, Observation::value, Observation::text)
                 .containsExactly(
                         // line 1 "Initializing an LLM engine with config: ...": a server start
                         tuple("server_start", 1, null, 1.0, "Initializing an LLM engine"),

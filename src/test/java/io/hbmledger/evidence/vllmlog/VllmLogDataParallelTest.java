@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,11 +20,11 @@ class VllmLogDataParallelTest {
     }
 
     private static List<Integer> starts(String text) {
-        return obs(text).stream().filter(o -> o.quantity().equals("server_start")).map(Observation::line).toList();
+        return obs(text).stream().filter(o -> o.quantity() == Quantity.SERVER_START).map(Observation::line).toList();
     }
 
     private static List<Observation> of(String text, String quantity) {
-        return obs(text).stream().filter(o -> o.quantity().equals(quantity)).toList();
+        return obs(text).stream().filter(o -> o.quantity().contractName().equals(quantity)).toList();
     }
 
     @Test
@@ -38,7 +39,7 @@ class VllmLogDataParallelTest {
         // nothing in a worker's own lines says which replica it serves: "is assigned as DP rank 0"
         // (lines 5-8) is the rank inside its replica, 0 in both
         assertThat(of(DataParallelLogs.DENSE_DP2_TP2, "weights"))
-                .extracting(Observation::line, Observation::process, Observation::pid, Observation::dpRank)
+                .extracting(Observation::line, x -> x.context().process(), x -> x.context().pid(), x -> x.context().dpRank())
                 .containsExactly(
                         tuple(14, "Worker_TP0 pid=1200", 1200L, null),
                         tuple(15, "Worker_TP1 pid=1201", 1201L, null),
@@ -53,14 +54,14 @@ class VllmLogDataParallelTest {
         // 58.31 x 2^30 = 58 x 2^30 + 0.31 x 2^30 = 62,277,025,792 + 332,859,965.44 = 62,609,885,757.44
         // 58.02 x 2^30 = 62,277,025,792 + 21,474,836.48 = 62,298,500,628.48
         assertThat(of(log, "kv_cache_available"))
-                .extracting(Observation::line, Observation::process, Observation::pid, Observation::dpRank, Observation::bytes)
+                .extracting(Observation::line, x -> x.context().process(), x -> x.context().pid(), x -> x.context().dpRank(), Observation::bytes)
                 .containsExactly(
                         tuple(19, "Worker_TP0 pid=1200", 1200L, 0, 62_609_885_757L),
                         tuple(20, "Worker_TP1 pid=1201", 1201L, 0, 62_609_885_757L),
                         tuple(23, "Worker_TP0 pid=1210", 1210L, 1, 62_298_500_628L),
                         tuple(24, "Worker_TP1 pid=1211", 1211L, 1, 62_298_500_628L));
         // the engine cores' own lines have no enclosing engine core
-        assertThat(of(log, "kv_cache_tokens")).extracting(Observation::process, Observation::dpRank)
+        assertThat(of(log, "kv_cache_tokens")).extracting(x -> x.context().process(), x -> x.context().dpRank())
                 .containsExactly(tuple("EngineCore_DP0 pid=1100", null), tuple("EngineCore_DP1 pid=1101", null));
         assertThat(starts(log)).containsExactly(1, 2, 4);
     }
@@ -72,7 +73,7 @@ class VllmLogDataParallelTest {
         // second time once the parallel groups exist); its figure is Worker_TP0's
         String line = "(Worker pid=312) (Worker_TP0 pid=312) INFO 03-01 11:12:40 [gpu_model_runner.py:4235] "
                 + "Model loading took 33.6 GiB memory and 60.1 seconds";
-        assertThat(of(line, "weights")).extracting(Observation::process, Observation::pid, Observation::dpRank)
+        assertThat(of(line, "weights")).extracting(x -> x.context().process(), x -> x.context().pid(), x -> x.context().dpRank())
                 .containsExactly(tuple("Worker_TP0 pid=312", 312L, null));
     }
 
@@ -101,7 +102,7 @@ class VllmLogDataParallelTest {
                 + "(Worker_TP0 pid=5101) INFO 10-20 11:13:07 [gpu_model_runner.py:2653] Model loading took 7.1694 GiB and 4.0 seconds\n";
         // TP1 (line 5) never printed a closing figure under pid 4102 (its KV line is rank 0's only
         // in later builds), so its new pid proves nothing; TP0's new pid (line 6) does
-        assertThat(obs(log)).filteredOn(o -> o.quantity().equals("server_start"))
+        assertThat(obs(log)).filteredOn(o -> o.quantity() == Quantity.SERVER_START)
                 .extracting(Observation::line, Observation::text).containsExactly(tuple(6, "Worker_TP0 pid=5101"));
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class VllmLogGraphMemoryTest {
     }
 
     private static List<Observation> graph(String text) {
-        return parse(text).observations().stream().filter(o -> o.quantity().equals("graph_memory")).toList();
+        return parse(text).observations().stream().filter(o -> o.quantity() == Quantity.GRAPH_MEMORY).toList();
     }
 
     @Test
@@ -42,7 +43,7 @@ class VllmLogGraphMemoryTest {
         // 61.27 -> 65,498,251,264 + 289,910,292.48 = 65,788,161,556.48; 55.14 -> 59,206,124,175.36;
         // 27.17 -> 29,173,565,358.08; 7.27 -> 7,516,192,768 + 289,910,292.48 = 7,806,103,060.48; 3.08 -> 3,307,124,817.92;
         // 1.97 -> 2 x 2^30 - 0.03 x 2^30 = 2,147,483,648 - 32,212,254.72 = 2,115,271,393.28
-        assertThat(r.observations()).extracting(Observation::quantity, Observation::bytes, Observation::value)
+        assertThat(r.observations()).extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::value)
                 .containsExactlyInAnyOrder(
                         tuple("free_memory_at_start", 65_380_139_663L, null),
                         tuple("total_memory", 65_788_161_556L, null),
@@ -53,7 +54,7 @@ class VllmLogGraphMemoryTest {
                         tuple("non_torch", 3_307_124_818L, null),
                         tuple("graph_memory", 2_115_271_393L, null),
                         tuple("kv_cache_suggested", 18_920_000_000L, null));
-        assertThat(r.observations()).allSatisfy(o -> assertThat(o.process()).isEqualTo("Worker_DP2_TP0_EP4 pid=473166"));
+        assertThat(r.observations()).allSatisfy(o -> assertThat(o.context().process()).isEqualTo("Worker_DP2_TP0_EP4 pid=473166"));
     }
 
     @Test
@@ -140,7 +141,7 @@ class VllmLogGraphMemoryTest {
                 + "--gpu-memory-utilization=0.9038 without CUDA graph memory profiling. To maintain the same effective KV "
                 + "cache size as before, increase --gpu-memory-utilization to 0.9362. To disable, set "
                 + "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.";
-        assertThat(parse(line).observations()).extracting(Observation::quantity, Observation::value)
+        assertThat(parse(line).observations()).extracting(x -> x.quantity().contractName(), Observation::value)
                 .containsExactly(tuple("memory_utilization", 0.92));
     }
 }

@@ -3,8 +3,10 @@ package io.hbmledger.evidence.vllmlog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,7 +36,7 @@ class VllmLogParserTest {
         "[1;36m(VllmWorkerProcess pid=521)[0;0m ",                 // ESC lost in a paste
         "(VllmWorkerProcess pid=521) "})                           // already clean
     void colourCodesInEveryFormAreRemovedFromTheProcessLabel(String prefix) {
-        assertThat(obs(prefix + WEIGHTS)).extracting(Observation::quantity, Observation::bytes, Observation::process, Observation::pid)
+        assertThat(obs(prefix + WEIGHTS)).extracting(x -> x.quantity().contractName(), Observation::bytes, x -> x.context().process(), x -> x.context().pid())
                 .containsExactly(tuple("weights", WEIGHTS_BYTES, "VllmWorkerProcess pid=521", 521L));
     }
 
@@ -48,7 +50,7 @@ class VllmLogParserTest {
     @ValueSource(strings = {"VllmWorker TP0", "VllmWorker PP1_TP3", "VllmWorker PP1", "VllmWorker rank=0"})
     void twoWordWorkerNamesAreKeptAsTheProcessLabel(String name) {
         String line = "\u001b[1;36m(" + name + " pid=1234)\u001b[0;0m " + WEIGHTS;
-        assertThat(obs(line)).extracting(Observation::quantity, Observation::bytes, Observation::process, Observation::pid)
+        assertThat(obs(line)).extracting(x -> x.quantity().contractName(), Observation::bytes, x -> x.context().process(), x -> x.context().pid())
                 .containsExactly(tuple("weights", WEIGHTS_BYTES, name + " pid=1234", 1234L));
     }
 
@@ -66,7 +68,7 @@ class VllmLogParserTest {
     @Test
     void ordinaryWordsInParenthesesAreNoLabel() {
         // only the second words vLLM writes (rank=N, PPn_TPn) make a two-word label
-        assertThat(obs("(see worker pid=77) " + WEIGHTS)).extracting(Observation::process).containsExactly((String) null);
+        assertThat(obs("(see worker pid=77) " + WEIGHTS)).extracting(x -> x.context().process()).containsExactly((String) null);
     }
 
     @Test
@@ -102,14 +104,14 @@ class VllmLogParserTest {
     void prefixGluedAfterATqdmBarWithoutCr() {
         String text = "Processed prompts:   0%|   | 0/1 [00:00<?, ?it/s](EngineCore_0 pid=1440043) INFO 09-02 03:32:19 "
                 + "[kv_cache_utils.py:850] GPU KV cache size: 252,800 tokens";
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::value, Observation::process)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::value, x -> x.context().process())
                 .containsExactly(tuple("kv_cache_tokens", 252_800.0, "EngineCore_0 pid=1440043"));
     }
 
     @Test
     void rayPrefixKeepsTheIpInTheLabel() {
         String text = "(RayWorkerWrapper pid=1234, ip=192.0.2.7) INFO 01-02 03:04:05 worker.py:1] # GPU blocks: 100, # CPU blocks: 20";
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::value, Observation::process)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::value, x -> x.context().process())
                 .containsExactly(tuple("gpu_blocks", 100.0, "RayWorkerWrapper pid=1234, ip=192.0.2.7"),
                         tuple("cpu_blocks", 20.0, "RayWorkerWrapper pid=1234, ip=192.0.2.7"));
     }
@@ -118,7 +120,7 @@ class VllmLogParserTest {
     void thousandsSeparatorsInTokensAndConcurrency() {
         String text = "INFO 04-24 16:33:13 [kv_cache_utils.py:634] GPU KV cache size: 1,158,656 tokens\n"
                 + "INFO 04-24 16:33:13 [kv_cache_utils.py:637] Maximum concurrency for 131,072 tokens per request: 8.84x\n";
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::value, Observation::tokensPerRequest, Observation::text)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::value, x -> x.context().tokensPerRequest(), Observation::text)
                 .containsExactly(tuple("kv_cache_tokens", 1_158_656.0, null, "1,158,656"),
                         tuple("max_concurrency", 8.84, 131_072, "8.84"));
     }
@@ -140,7 +142,7 @@ class VllmLogParserTest {
     @Test
     void fractionalNumberWithoutUnitIsNotGuessed() {
         VllmLogParser.Result r = VllmLogParser.parse("model weights take 14.96; non_torch_memory takes 0.20GiB");
-        assertThat(r.observations()).extracting(Observation::quantity).containsExactly("non_torch");
+        assertThat(r.observations()).extracting(x -> x.quantity().contractName()).containsExactly("non_torch");
         assertThat(r.warnings()).singleElement().asString().contains("weights");
     }
 
@@ -148,7 +150,7 @@ class VllmLogParserTest {
     void v1AvailableKvCacheMayBeNegative() {
         // -2.81 x 2^30 = -3,017,214,525.44
         assertThat(obs("(EngineCore_0 pid=9) INFO 09-26 11:02:09 [gpu_worker.py:298] Available KV cache memory: -2.81 GiB"))
-                .extracting(Observation::quantity, Observation::bytes, Observation::text)
+                .extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::text)
                 .containsExactly(tuple("kv_cache_available", -3_017_214_525L, "-2.81 GiB"));
     }
 
@@ -163,7 +165,7 @@ class VllmLogParserTest {
         assertThat(r.warnings()).isEmpty();
         // 139.21 -> 149,475,599,319.04; 139.81 -> 150,119,844,413.44; 125.83 -> 135,108,933,713.92;
         // 74.28 -> 79,757,542,686.72; 5.58 -> 5,991,479,377.92; 1.38 -> 1,481,763,717.12; 2.37 -> 2,544,768,122.88
-        assertThat(r.observations()).extracting(Observation::quantity, Observation::bytes, Observation::value)
+        assertThat(r.observations()).extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::value)
                 .containsExactlyInAnyOrder(
                         tuple("free_memory_at_start", 149_475_599_319L, null),
                         tuple("total_memory", 150_119_844_413L, null),
@@ -174,14 +176,14 @@ class VllmLogParserTest {
                         tuple("non_torch", 1_481_763_717L, null),
                         tuple("graph_memory", 2_544_768_123L, null),
                         tuple("kv_cache_suggested", 45_175_492_096L, null));
-        assertThat(r.observations()).allSatisfy(o -> assertThat(o.process()).isEqualTo("Worker_TP1 pid=1806414"));
+        assertThat(r.observations()).allSatisfy(o -> assertThat(o.context().process()).isEqualTo("Worker_TP1 pid=1806414"));
     }
 
     @Test
     void freeMemoryRefusalOnStartup() {
         String text = "ValueError: Free memory on device cuda:0 (27.28/31.86 GiB) on startup is less than desired GPU memory utilization (0.97, 30.9 GiB).";
         // 27.28 x 2^30 = 29,291,676,958.72; 31.86 -> 34,209,414,512.64; 30.9 -> 33,178,622,361.6
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::bytes, Observation::value)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::value)
                 .containsExactlyInAnyOrder(
                         tuple("free_memory_at_start", 29_291_676_959L, null),
                         tuple("total_memory", 34_209_414_513L, null),
@@ -193,7 +195,7 @@ class VllmLogParserTest {
     void modelLoadingWithShortSecondsUnit() {
         // 55.22 x 2^30 = 55 x 2^30 + 0.22 x 2^30 = 59,055,800,320 + 236,223,201.28 = 59,292,023,521.28
         assertThat(obs("(EngineCore pid=1) INFO 01-01 00:00:00 [gpu_model_runner.py:1] Model loading took 55.22 GiB memory and 20.3s"))
-                .extracting(Observation::quantity, Observation::bytes, Observation::value)
+                .extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::value)
                 .containsExactly(tuple("weights", 59_292_023_521L, null), tuple("weights_load_seconds", null, 20.3));
     }
 
@@ -201,7 +203,7 @@ class VllmLogParserTest {
     void graphCapturingFinished() {
         // 0.45 x 2^30 = 483,183,820.8
         assertThat(obs("(Worker_TP0 pid=1) INFO 10-23 15:14:56 [gpu_model_runner.py:3118] Graph capturing finished in 25 secs, took 0.45 GiB"))
-                .extracting(Observation::quantity, Observation::bytes).containsExactly(tuple("graph_memory", 483_183_821L));
+                .extracting(x -> x.quantity().contractName(), Observation::bytes).containsExactly(tuple("graph_memory", 483_183_821L));
     }
 
     @Test
@@ -210,7 +212,7 @@ class VllmLogParserTest {
                 + "initial_memory_usage=71.40GiB, peak_torch_memory=86.79GiB, memory_usage_post_profile=73.77GiB, non_torch_memory=6.07GiB, "
                 + "kv_cache_size=95.28GiB, gpu_memory_utilization=0.98.";
         // 191.98 x 2^30 = 191 x 2^30 + 0.98 x 2^30 = 205,084,688,384 + 1,052,266,987.52 = 206,136,955,371.52; 6.07 -> 6,517,612,871.68; 95.28 -> 102,306,120,990.72
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::bytes, Observation::value)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::value)
                 .containsExactlyInAnyOrder(
                         tuple("profiling_seconds", null, 18.41),
                         tuple("total_memory", 206_136_955_372L, null),
@@ -225,7 +227,7 @@ class VllmLogParserTest {
                 + "INFO 12-13 19:54:18 worker.py:243] duration     0.75 seconds\n"
                 + "INFO 12-13 19:54:19 api_server.py:1] something else\n"
                 + "INFO 12-13 19:54:20 api_server.py:1] duration     9.00 seconds\n";
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::line).containsExactly(tuple("profiling_seconds", 2));
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::line).containsExactly(tuple("profiling_seconds", 2));
     }
 
     @Test
@@ -234,7 +236,7 @@ class VllmLogParserTest {
                 + "(VllmWorkerProcess pid=2) INFO 12-13 19:54:18 worker.py:243] something else\n"
                 + "(VllmWorkerProcess pid=1) INFO 12-13 19:54:18 worker.py:243] duration     0.75 seconds\n"
                 + "(VllmWorkerProcess pid=2) INFO 12-13 19:54:18 worker.py:243] duration     0.99 seconds\n";
-        assertThat(obs(text)).extracting(Observation::process, Observation::value)
+        assertThat(obs(text)).extracting(x -> x.context().process(), Observation::value)
                 .containsExactly(tuple("VllmWorkerProcess pid=1", 0.75));
     }
 
@@ -242,7 +244,7 @@ class VllmLogParserTest {
     void v0SummaryWithoutWorkerPrefix() {
         String text = "INFO 01-16 09:40:00 worker.py:238] Memory profiling takes 4.20 seconds\n"
                 + "the current vLLM instance can use total_gpu_memory (79.22GiB) x gpu_memory_utilization (0.90) = 71.29GiB\n";
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::line)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::line)
                 .containsExactly(tuple("profiling_seconds", 1), tuple("total_memory", 2), tuple("memory_utilization", 2), tuple("instance_budget", 2));
     }
 
@@ -250,7 +252,7 @@ class VllmLogParserTest {
     void ascendAvailableMemoryIsPlainBytesEvenWithAFraction() {
         // usable_memory_size = total * utilization - peak is a float in some vllm-ascend versions
         assertThat(obs("INFO 03-11 06:18:02 [worker_v1.py:190] Available memory: 10700878950.4, total memory: 31662800896"))
-                .extracting(Observation::quantity, Observation::bytes, Observation::text)
+                .extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::text)
                 .containsExactly(tuple("available_memory", 10_700_878_950L, "10700878950.4"),
                         tuple("total_memory", 31_662_800_896L, "31662800896"));
     }
@@ -266,7 +268,7 @@ class VllmLogParserTest {
     void utilizationFromArgsAndCommandLine() {
         String text = "INFO 01-01 00:00:00 [api_server.py:1] args: Namespace(model='m', gpu_memory_utilization=0.92, swap_space=4)\n"
                 + "vllm serve m --gpu-memory-utilization 0.85\n";
-        assertThat(obs(text)).filteredOn(o -> !o.quantity().equals("server_start"))
+        assertThat(obs(text)).filteredOn(o -> o.quantity() != Quantity.SERVER_START)
                 .extracting(Observation::value, Observation::line).containsExactly(tuple(0.92, 1), tuple(0.85, 2));
     }
 
@@ -276,7 +278,7 @@ class VllmLogParserTest {
                 + "of which 1.06 GiB is free. Process 597697 has 692.00 MiB memory in use. Of the allocated memory 75.20 GiB is allocated "
                 + "by PyTorch, and 1.50 GiB is reserved by PyTorch but unallocated.";
         // 2.00 -> 2,147,483,648; 79.15 -> 84,986,665,369.6; 1.06 -> 1,138,166,333.44; 75.20 -> 80,745,385,164.8
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::bytes)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes)
                 .containsExactly(tuple("oom_tried", 2_147_483_648L), tuple("oom_total_capacity", 84_986_665_370L),
                         tuple("oom_allocated", 80_745_385_165L), tuple("oom_free", 1_138_166_333L));
     }
@@ -287,7 +289,7 @@ class VllmLogParserTest {
                 + "22.10 GiB already allocated; 300.50 MiB free; 22.80 GiB reserved in total by PyTorch)";
         // 512 MiB = 536,870,912; 23.69 GiB -> 24,696,061,952 + 740,881,858.56 = 25,436,943,810.56; 22.10 GiB -> 23,729,694,310.4;
         // 300.50 MiB -> 315,097,088; 22.80 GiB -> 24,481,313,587.2
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::bytes)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes)
                 .containsExactly(tuple("oom_tried", 536_870_912L), tuple("oom_total_capacity", 25_436_943_811L),
                         tuple("oom_allocated", 23_729_694_310L), tuple("oom_free", 315_097_088L),
                         tuple("oom_reserved", 24_481_313_587L));
@@ -324,14 +326,14 @@ class VllmLogParserTest {
     void aValueCutByLineWrapIsNotReadAsBytes() {
         // a paste wrapped "non_torch_memory=6.07GiB" after the 6: vLLM always writes GiB here
         VllmLogParser.Result r = VllmLogParser.parse("INFO 12-25 14:00:28 worker.py:265] Memory profiling results: non_torch_memory=6\n.07GiB, kv_cache_size=95.28GiB\n");
-        assertThat(r.observations()).extracting(Observation::quantity).containsExactly("kv_cache_available");
+        assertThat(r.observations()).extracting(x -> x.quantity().contractName()).containsExactly("kv_cache_available");
         assertThat(r.warnings()).singleElement().asString().startsWith("line 1:").contains("non_torch", "'6'");
     }
 
     @Test
     void ascendDebugAvailableKvCacheMemoryInBytes() {
         assertThat(obs("DEBUG 01-01 00:00:00 [worker_v1.py:1] rank=0 available_kv_cache_memory=10700878950 gpu_memory_utilization=0.9"))
-                .extracting(Observation::quantity, Observation::bytes, Observation::value)
+                .extracting(x -> x.quantity().contractName(), Observation::bytes, Observation::value)
                 .containsExactly(tuple("kv_cache_available", 10_700_878_950L, null), tuple("memory_utilization", null, 0.9));
     }
 
@@ -339,13 +341,13 @@ class VllmLogParserTest {
     void overriddenBlockCountIsNotTheOneUsed() {
         String text = "INFO 01-01 00:00:00 [worker.py:1] Overriding num_gpu_blocks=6001 with num_gpu_blocks_override=512\n"
                 + "INFO 01-01 00:00:00 [executor_base.py:1] # CUDA blocks: 512, # CPU blocks: 1638\n";
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::value, Observation::line)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::value, Observation::line)
                 .containsExactly(tuple("gpu_blocks", 512.0, 2), tuple("cpu_blocks", 1638.0, 2));
     }
 
     @Test
     void bareRayPidPrefix() {
-        assertThat(obs("(pid=4242, ip=192.0.2.9) " + WEIGHTS)).extracting(Observation::process, Observation::pid)
+        assertThat(obs("(pid=4242, ip=192.0.2.9) " + WEIGHTS)).extracting(x -> x.context().process(), x -> x.context().pid())
                 .containsExactly(tuple("pid=4242, ip=192.0.2.9", 4242L));
     }
 
@@ -357,7 +359,7 @@ class VllmLogParserTest {
                 + "(EngineCore_DP0 pid=7) DEBUG 07-17 01:02:46 [gpu_worker.py:300] CUDA graph pool memory: 0.50 GiB (actual), 0.80 GiB (estimated), difference: 0.30 GiB (37.5%).\n";
         // 43.90 x 2^30 = 43 x 2^30 + 0.9 x 2^30 = 46,170,898,432 + 966,367,641.6 = 47,137,266,073.6; 42.17 -> 45,279,692,718.08; 1.42 -> 1,524,713,390.08;
         // 0.51 -> 547,608,330.24; 18.26 -> 19,606,525,706.24; 0.50 -> 536,870,912
-        assertThat(obs(text)).extracting(Observation::quantity, Observation::line, Observation::bytes, Observation::value)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::line, Observation::bytes, Observation::value)
                 .containsExactlyInAnyOrder(
                         tuple("free_memory_at_start", 1, 47_137_266_074L, null),
                         tuple("memory_utilization", 1, null, 0.95),
@@ -375,7 +377,7 @@ class VllmLogParserTest {
         String text = "Free memory on device (30.86/31.36 GiB) on startup. Desired GPU memory utilization is (0.9, 28.22 GiB). "
                 + "Actual usage is 16.66 GiB for consumed memory (weights + non-torch), 1.20 GiB for peak activation, "
                 + "and 0.50 GiB for CUDAGraph memory.";
-        assertThat(obs(text)).extracting(Observation::quantity)
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName())
                 .containsExactlyInAnyOrder("memory_utilization", "instance_budget", "activation_peak", "graph_memory",
                         "free_memory_at_start", "total_memory");
     }
@@ -388,9 +390,9 @@ class VllmLogParserTest {
 
     @Test
     void detectsAnExcerptThatStartsMidWay() {
-        assertThat(new VllmLogReader().detect(head("  the rest of the memory reserved for KV Cache is 1.57GiB.\n"))).contains("vllm-log");
+        assertThat(new VllmLogReader().detect(head("  the rest of the memory reserved for KV Cache is 1.57GiB.\n"))).contains(EvidenceFormat.VLLM_LOG);
         assertThat(new VllmLogReader().detect(head("^[[1;36m(VllmWorkerProcess pid=1)^[[0;0m ERROR 04-17 15:30:42 [x.py:238] boom\n")))
-                .contains("vllm-log");
+                .contains(EvidenceFormat.VLLM_LOG);
     }
 
     @Test

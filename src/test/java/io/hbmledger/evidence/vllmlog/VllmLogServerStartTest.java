@@ -3,6 +3,7 @@ package io.hbmledger.evidence.vllmlog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.testing.Corpus;
 import java.nio.file.Files;
 import java.util.List;
@@ -17,7 +18,7 @@ class VllmLogServerStartTest {
     }
 
     private static List<Integer> starts(VllmLogParser.Result r) {
-        return r.observations().stream().filter(o -> o.quantity().equals("server_start")).map(Observation::line).toList();
+        return r.observations().stream().filter(o -> o.quantity() == Quantity.SERVER_START).map(Observation::line).toList();
     }
 
     @Test

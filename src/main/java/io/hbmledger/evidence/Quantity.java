@@ -1,0 +1,109 @@
+package io.hbmledger.evidence;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What an {@link Observation} measures. Each constant carries its snake_case name from
+ * {@code shared/contracts/evidence-v1.md} (printed as {@code quantity} by {@code evidence});
+ * the names are a public interface: add constants, never rename one.
+ */
+public enum Quantity {
+    // npu-smi (npu-smi-info, npu-smi-usages); rates are values in percent
+    HBM_USED("hbm_used"),
+    HBM_TOTAL("hbm_total"),
+    MEMORY_USED("memory_used"),
+    MEMORY_TOTAL("memory_total"),
+    PROCESS_MEMORY("process_memory"),
+    /** npu-smi's process table of a chip that lists no process: a count of 0, so the table is known to be empty. */
+    PROCESS_COUNT("process_count"),
+    HBM_CAPACITY("hbm_capacity"),
+    HBM_USAGE_RATE("hbm_usage_rate"),
+    MEMORY_CAPACITY("memory_capacity"),
+    MEMORY_USAGE_RATE("memory_usage_rate"),
+    // nvidia-smi (nvidia-smi, nvidia-smi-csv); process rows use PROCESS_MEMORY
+    FB_USED("fb_used"),
+    FB_TOTAL("fb_total"),
+    // vLLM and vllm-ascend logs (vllm-log)
+    WEIGHTS("weights"),
+    WEIGHTS_LOAD_SECONDS("weights_load_seconds"),
+    KV_CACHE_AVAILABLE("kv_cache_available"),
+    KV_CACHE_TOKENS("kv_cache_tokens"),
+    GPU_BLOCKS("gpu_blocks"),
+    CPU_BLOCKS("cpu_blocks"),
+    MAX_CONCURRENCY("max_concurrency"),
+    TOTAL_MEMORY("total_memory"),
+    MEMORY_UTILIZATION("memory_utilization"),
+    INSTANCE_BUDGET("instance_budget"),
+    ACTIVATION_PEAK("activation_peak"),
+    NON_TORCH("non_torch"),
+    GRAPH_MEMORY("graph_memory"),
+    AVAILABLE_MEMORY("available_memory"),
+    FREE_MEMORY_AT_START("free_memory_at_start"),
+    KV_CACHE_SUGGESTED("kv_cache_suggested"),
+    PROFILING_SECONDS("profiling_seconds"),
+    OOM_TRIED("oom_tried"),
+    OOM_TOTAL_CAPACITY("oom_total_capacity"),
+    OOM_ALLOCATED("oom_allocated"),
+    OOM_FREE("oom_free"),
+    OOM_RESERVED("oom_reserved"),
+    /** a line where a vLLM server (or engine core) starts: value 1; marks where each start's figures begin. */
+    SERVER_START("server_start"),
+    /** made by {@code analyze}, not by a parser: how many server starts a log holds before the one used. */
+    EARLIER_SERVER_START("earlier_server_start"),
+    // msprof and torch_npu profiler exports (msprof-csv, msprof-db)
+    MODULE_RESERVED_PEAK("module_reserved_peak"),
+    APP_HBM_PEAK("app_hbm_peak"),
+    DEVICE_HBM_PEAK("device_hbm_peak"),
+    ALLOCATED_PEAK("allocated_peak"),
+    RESERVED_PEAK("reserved_peak"),
+    ACTIVE_PEAK("active_peak"),
+    OPERATOR_BYTES_TOTAL("operator_bytes_total"),
+    OPERATOR_BYTES_UNRELEASED("operator_bytes_unreleased"),
+    OPERATOR_COUNT("operator_count"),
+    STATIC_GRAPH_TOTAL("static_graph_total"),
+    // safetensors, index.json and Git LFS pointers
+    TENSOR_BYTES_TOTAL("tensor_bytes_total"),
+    TENSOR_COUNT("tensor_count"),
+    HEADER_BYTES("header_bytes"),
+    TOTAL_SIZE("total_size"),
+    SHARD_COUNT("shard_count"),
+    LFS_OBJECT_SIZE("lfs_object_size"),
+    // config.json (model-config); KV_BYTES_PER_TOKEN is bytes, the rest counts
+    NUM_LAYERS("num_layers"),
+    HIDDEN_SIZE("hidden_size"),
+    NUM_ATTENTION_HEADS("num_attention_heads"),
+    NUM_KV_HEADS("num_kv_heads"),
+    HEAD_DIM("head_dim"),
+    VOCAB_SIZE("vocab_size"),
+    NUM_EXPERTS("num_experts"),
+    NUM_SHARED_EXPERTS("num_shared_experts"),
+    NUM_EXPERTS_PER_TOKEN("num_experts_per_token"),
+    INTERMEDIATE_SIZE("intermediate_size"),
+    MOE_INTERMEDIATE_SIZE("moe_intermediate_size"),
+    KV_LORA_RANK("kv_lora_rank"),
+    QK_ROPE_HEAD_DIM("qk_rope_head_dim"),
+    NUM_MTP_LAYERS("num_mtp_layers"),
+    KV_BYTES_PER_TOKEN("kv_bytes_per_token");
+
+    /** The figures of one "out of memory" message (PyTorch's CUDA / NPU allocator). */
+    public static final Set<Quantity> OUT_OF_MEMORY =
+            Collections.unmodifiableSet(EnumSet.of(OOM_TRIED, OOM_TOTAL_CAPACITY, OOM_ALLOCATED, OOM_FREE, OOM_RESERVED));
+
+    private final String contractName;
+
+    Quantity(String contractName) {
+        this.contractName = contractName;
+    }
+
+    /** The snake_case name of evidence-v1. */
+    public String contractName() {
+        return contractName;
+    }
+
+    @Override
+    public String toString() {
+        return contractName;
+    }
+}
