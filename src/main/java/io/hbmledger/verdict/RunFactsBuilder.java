@@ -2,6 +2,7 @@ package io.hbmledger.verdict;
 
 import static io.hbmledger.ledger.Units.MIB;
 
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.Confidence;
 import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.EvidenceSet;
@@ -23,25 +24,23 @@ import java.util.Set;
 public final class RunFactsBuilder {
 
     /** vLLM quantity (evidence-v1) -> fact. A later line of the same quantity refines an earlier one. */
-    private static final Map<String, Fact> VLLM = Map.ofEntries(
-            Map.entry("memory_utilization", Fact.UTILIZATION),
-            Map.entry("total_memory", Fact.TOTAL_SEEN),
-            Map.entry("free_memory_at_start", Fact.FREE_AT_START),
-            Map.entry("instance_budget", Fact.REQUESTED),
-            Map.entry("weights", Fact.WEIGHTS),
-            Map.entry("non_torch", Fact.NON_TORCH),
-            Map.entry("activation_peak", Fact.ACTIVATION_PEAK),
-            Map.entry("kv_cache_available", Fact.KV_CACHE),
-            Map.entry("kv_cache_needed", Fact.KV_NEEDED),
-            Map.entry("gpu_blocks", Fact.GPU_BLOCKS),
-            Map.entry("cpu_blocks", Fact.CPU_BLOCKS),
-            Map.entry("kv_cache_tokens", Fact.KV_TOKENS),
-            Map.entry("max_model_len", Fact.MAX_MODEL_LEN),
-            Map.entry("max_concurrency", Fact.MAX_CONCURRENCY),
-            Map.entry("graph_memory", Fact.GRAPH_POOL),
-            Map.entry("oom_tried", Fact.OOM_TRIED),
-            Map.entry("oom_free", Fact.OOM_FREE),
-            Map.entry("oom_total_capacity", Fact.OOM_TOTAL));
+    private static final Map<Quantity, Fact> VLLM = Map.ofEntries(
+            Map.entry(Quantity.MEMORY_UTILIZATION, Fact.UTILIZATION),
+            Map.entry(Quantity.TOTAL_MEMORY, Fact.TOTAL_SEEN),
+            Map.entry(Quantity.FREE_MEMORY_AT_START, Fact.FREE_AT_START),
+            Map.entry(Quantity.INSTANCE_BUDGET, Fact.REQUESTED),
+            Map.entry(Quantity.WEIGHTS, Fact.WEIGHTS),
+            Map.entry(Quantity.NON_TORCH, Fact.NON_TORCH),
+            Map.entry(Quantity.ACTIVATION_PEAK, Fact.ACTIVATION_PEAK),
+            Map.entry(Quantity.KV_CACHE_AVAILABLE, Fact.KV_CACHE),
+            Map.entry(Quantity.GPU_BLOCKS, Fact.GPU_BLOCKS),
+            Map.entry(Quantity.CPU_BLOCKS, Fact.CPU_BLOCKS),
+            Map.entry(Quantity.KV_CACHE_TOKENS, Fact.KV_TOKENS),
+            Map.entry(Quantity.MAX_CONCURRENCY, Fact.MAX_CONCURRENCY),
+            Map.entry(Quantity.GRAPH_MEMORY, Fact.GRAPH_POOL),
+            Map.entry(Quantity.OOM_TRIED, Fact.OOM_TRIED),
+            Map.entry(Quantity.OOM_FREE, Fact.OOM_FREE),
+            Map.entry(Quantity.OOM_TOTAL_CAPACITY, Fact.OOM_TOTAL));
 
     private RunFactsBuilder() {
     }
@@ -105,8 +104,8 @@ public final class RunFactsBuilder {
                 continue;
             }
             facts.put(f, figure(t));
-            if (f == Fact.MAX_CONCURRENCY && t.o().tokensPerRequest() != null) {
-                facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().tokensPerRequest(),
+            if (f == Fact.MAX_CONCURRENCY && t.o().context().tokensPerRequest() != null) {
+                facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().context().tokensPerRequest(),
                         Confidence.REPORTED, null, List.of(t.source())));
             }
             if (f == Fact.FREE_AT_START) {
@@ -130,8 +129,8 @@ public final class RunFactsBuilder {
     private static Figure figure(TaggedObservation t) {
         List<io.hbmledger.ledger.Source> src = List.of(t.source());
         return t.o().isBytes()
-                ? Figure.bytes(t.quantity(), t.o().bytes(), Confidence.REPORTED, null, src)
-                : Figure.value(t.quantity(), t.o().value(), Confidence.REPORTED, null, src);
+                ? Figure.bytes(t.quantity().contractName(), t.o().bytes(), Confidence.REPORTED, null, src)
+                : Figure.value(t.quantity().contractName(), t.o().value(), Confidence.REPORTED, null, src);
     }
 
     private static List<String> devicesOf(Integer rank, Ledger ledger) {
@@ -147,8 +146,8 @@ public final class RunFactsBuilder {
     private static List<DeviceFacts> devices(EvidenceSet ev, Ledger ledger, boolean gpu) {
         Set<Long> serverPids = new HashSet<>(ev.layout() == null ? List.of() : ev.layout().serverPids());
         for (TaggedObservation t : ev.observations()) {
-            if (t.isVllm() && t.o().pid() != null) {
-                serverPids.add(t.o().pid());
+            if (t.isVllm() && t.o().context().pid() != null) {
+                serverPids.add(t.o().context().pid());
             }
         }
         List<DeviceFacts> out = new ArrayList<>();
@@ -157,11 +156,11 @@ public final class RunFactsBuilder {
             Figure used = amount("used", d.used());
             List<DeviceFacts.ProcessFacts> procs = new ArrayList<>();
             for (TaggedObservation t : ev.observations()) {
-                if (t.isSmi() && "process_memory".equals(t.quantity()) && d.device().equals(t.o().device())
-                        && t.o().pid() != null && sameMomentAsUsed(t, d)) {
-                    procs.add(new DeviceFacts.ProcessFacts(t.o().pid(), t.o().processName(),
+                if (t.isSmi() && t.quantity() == Quantity.PROCESS_MEMORY && d.device().equals(t.o().context().device())
+                        && t.o().context().pid() != null && sameMomentAsUsed(t, d)) {
+                    procs.add(new DeviceFacts.ProcessFacts(t.o().context().pid(), t.o().context().processName(),
                             Figure.bytes("process", t.o().bytes(), Confidence.MEASURED, null, List.of(t.source())),
-                            serverPids.contains(t.o().pid())));
+                            serverPids.contains(t.o().context().pid())));
                 }
             }
             String model = !gpu && cap != null && cap.known() && cap.bytes() == 32768 * MIB ? "910B4" : null;
