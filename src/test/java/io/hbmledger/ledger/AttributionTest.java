@@ -3,6 +3,7 @@ package io.hbmledger.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.load.RankLabels;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;

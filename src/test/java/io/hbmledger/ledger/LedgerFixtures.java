@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Observation;
+import io.hbmledger.load.RankLabels;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.hbmledger.cli;
+package io.hbmledger.load;
 
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
@@ -28,7 +28,7 @@ import java.util.List;
  * evidence (config.json, the index, safetensors headers, Git LFS pointers). The I/O of the
  * ledger's checkpoint lines happens here; the ledger gets a {@link CheckpointEvidence}.
  */
-final class CheckpointLoader {
+public final class CheckpointLoader {
 
     /** The manifest's name inside a run's model directory (what collection writes). */
     static final String MANIFEST_NAME = "weights-manifest.json";
