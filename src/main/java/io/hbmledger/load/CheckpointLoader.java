@@ -1,6 +1,7 @@
 package io.hbmledger.load;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
 import io.hbmledger.evidence.safetensors.LfsPointers;
 import io.hbmledger.evidence.safetensors.ManifestJson;
@@ -88,10 +89,10 @@ public final class CheckpointLoader {
         String text = Files.readString(file, StandardCharsets.UTF_8);
         CheckpointManifest m = ManifestJson.read(shown, text);
         // Point at the index's total_size when the manifest holds one: the figure the total rests on.
-        int line = lineOf(text, "\"total_size\"");
+        int line = TextLines.lineOf(text, "\"total_size\"", 0);
         Source src = line > 0 && m.index() != null && m.index().totalSize() != null
                 ? new Source(cited, line, Long.toString(m.index().totalSize()))
-                : new Source(cited, Math.max(1, lineOf(text, ManifestJson.SCHEMA)), ManifestJson.SCHEMA);
+                : new Source(cited, Math.max(1, TextLines.lineOf(text, ManifestJson.SCHEMA, 0)), ManifestJson.SCHEMA);
         return of(cited, m, List.of(src));
     }
 
@@ -213,20 +214,6 @@ public final class CheckpointLoader {
     private static Source indexSource(String shown, SafetensorsIndex idx) {
         return idx.totalSize() == null ? new Source(shown, idx.weightMapLine(), "weight_map")
                 : new Source(shown, idx.totalSizeLine(), Long.toString(idx.totalSize()));
-    }
-
-    private static int lineOf(String text, String needle) {
-        int at = text.indexOf(needle);
-        if (at < 0) {
-            return 0;
-        }
-        int line = 1;
-        for (int i = 0; i < at; i++) {
-            if (text.charAt(i) == '\n') {
-                line++;
-            }
-        }
-        return line;
     }
 
     private static String parentOf(String shown) {
