@@ -1,24 +1,19 @@
 package io.hbmledger.cli;
 
-import io.hbmledger.evidence.EvidenceException;
-import io.hbmledger.evidence.EvidenceFile;
-import io.hbmledger.evidence.EvidenceFormat;
-import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.load.EvidenceListing;
 import io.hbmledger.report.EvidenceJsonWriter;
 import io.hbmledger.report.EvidenceTextWriter;
-import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code hbm-ledger evidence FILE...}: what was read from each file, before attribution. */
 @Command(name = "evidence", mixinStandardHelpOptions = true,
@@ -43,41 +38,20 @@ public final class EvidenceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        EvidenceReaders readers = EvidenceReaders.all();
-        List<EvidenceFile> results = new ArrayList<>();
-        boolean unusable = false;
+        EvidenceListing listing = EvidenceListing.read(files);
         PrintWriter err = spec.commandLine().getErr();
-        for (Path file : files) {
-            String shown = file.toString();
-            try {
-                EvidenceFile f = readers.read(file, shown);
-                results.add(f);
-                if (!f.usable()) {
-                    unusable = true;
-                    f.warnings().forEach(w -> err.println("hbm-ledger: " + shown + ": " + w));
-                }
-            } catch (EvidenceException e) {
-                unusable = true;
-                err.println("hbm-ledger: " + e.getMessage());
-                results.add(new EvidenceFile(shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
-            } catch (IOException e) {
-                unusable = true;
-                err.println("hbm-ledger: " + shown + ": " + FileProblem.cannotRead(e));
-                results.add(new EvidenceFile(shown, EvidenceFormat.UNKNOWN, List.of(),
-                        List.of(FileProblem.cannotRead(e))));
-            }
-        }
+        listing.problems().forEach(p -> err.println("hbm-ledger: " + p));
         // Render fully before printing, so a failure never leaves half a document on stdout.
         StringWriter buf = new StringWriter();
         if (format == OutputFormat.json) {
-            new EvidenceJsonWriter().write(results, buf);
+            new EvidenceJsonWriter().write(listing.files(), buf);
         } else {
-            new EvidenceTextWriter().write(results, new PrintWriter(buf));
+            new EvidenceTextWriter().write(listing.files(), new PrintWriter(buf));
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(buf);
         out.flush();
         err.flush();
-        return unusable ? Main.EXIT_BAD_INPUT : 0;
+        return listing.allUsable() ? 0 : Main.EXIT_BAD_INPUT;
     }
 }

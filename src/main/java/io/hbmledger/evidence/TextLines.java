@@ -30,4 +30,19 @@ public final class TextLines {
         }
         return lines;
     }
+
+    /** 1-based line (as {@link #split} numbers them) of the first occurrence of needle at or after from; 0 when absent. */
+    public static int lineOf(String text, String needle, int from) {
+        int at = text.indexOf(needle, from);
+        if (at < 0) {
+            return 0;
+        }
+        int line = 1;
+        for (int i = 0; i < at; i++) {
+            if (text.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
 }

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import java.util.ArrayList;
@@ -91,7 +92,7 @@ final class MsprofAppCheck implements DeviceRule {
         }
         // the peak the ledger shows: the one at or after ready when there is one
         String peakMoment = dm.wholeDevice().map(dev -> MsprofPeakRule.shown(m, dev, key).moment())
-                .orElse(MsprofEvidence.peakMoment(key));
+                .orElse(MsprofPeakMoments.peak(key));
         Optional<MsprofReading> appPeak = MsprofReading.at(m, app.get(), peakMoment, "the device peak");
         Optional<Entry> act = d.get(Component.ACTIVATION_PEAK).filter(Entry::known);
         long a = appPeak.map(MsprofReading::bytes).orElse(app.get().peakBytes());

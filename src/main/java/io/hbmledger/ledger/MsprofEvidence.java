@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The msprof / torch_npu profiler data of a run, as summaries read at the edge (cli), so the
+ * The msprof / torch_npu profiler data of a run, as summaries read by the loading layer (load), so the
  * attribution rules stay free of I/O. Series carry values at the run's named instants
  * ({@code ready}, {@code load_start}, ... from run.json {@code moments}) and at each device's
- * peak ({@link #peakMoment}).
+ * peak ({@link io.hbmledger.evidence.msprof.MsprofPeakMoments}).
  *
  * @param exports one entry per profiling output (a {@code PROF_*} or {@code *_ascend_pt} folder,
  *     or loose files of one folder)
@@ -26,16 +26,6 @@ import java.util.Optional;
  */
 public record MsprofEvidence(List<Export> exports, Map<String, Long> momentsUs, String readyFrom,
                              String readyHow, String baseDir, List<String> warnings) {
-
-    /** The moment name under which every series' value at a device's peak is kept. */
-    public static String peakMoment(String msprofDevice) {
-        return "peak@" + msprofDevice;
-    }
-
-    /** The moment name under which every series' value at a device's peak at or after ready is kept. */
-    public static String loadPeakMoment(String msprofDevice) {
-        return "peak_after_ready@" + msprofDevice;
-    }
 
     /** How a run directory gives the ready instant. */
     public static final String RUN_JSON_READY = "run.json moments.ready";

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofWindowPeak;
@@ -48,11 +49,11 @@ final class MsprofPeakRule implements DeviceRule {
         Long ready = m.readyUs().orElse(null);
         if (w != null && "ready".equals(w.from()) && ready != null && w.fromUs() == ready) {
             return new Peak(w.bytes(), m.source(w.file(), w.row(), w.text()), w.timestampUs(), true,
-                    MsprofEvidence.loadPeakMoment(key));
+                    MsprofPeakMoments.peakAfterReady(key));
         }
         Long ts = dev.peakTimestampUs();
         return new Peak(dev.peakBytes(), m.source(dev.peakFile(), dev.peakRow(), dev.peakText()),
-                ts, ready != null && ts != null && ts >= ready, MsprofEvidence.peakMoment(key));
+                ts, ready != null && ts != null && ts >= ready, MsprofPeakMoments.peak(key));
     }
 
     @Override
@@ -143,7 +144,7 @@ final class MsprofPeakRule implements DeviceRule {
                 + m.shown(dev.peakFile()) + " row " + dev.peakRow() + " \"" + dev.peakText() + "\", "
                 + Units.gibOrMib(dev.peakBytes() - peak.bytes()) + " above the peak under load: a start-up peak (model loading,"
                 + " graph capture, vLLM's profile run), not load"
-                + MsprofPeakModules.of(m, dm, MsprofEvidence.peakMoment(dm.device())).map(x -> " (" + x.then() + ")").orElse("");
+                + MsprofPeakModules.of(m, dm, MsprofPeakMoments.peak(dm.device())).map(x -> " (" + x.then() + ")").orElse("");
     }
 
     private static String appGrowth(MsprofEvidence m, MsprofSummary.DeviceMemory dm, String peakMoment) {

@@ -1,6 +1,7 @@
 package io.hbmledger.run;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.hbmledger.evidence.TextLines;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -258,17 +259,7 @@ public record RunDirectory(Path dir, RunManifest manifest) {
 
     /** 1-based line of the first occurrence of needle at or after from; 0 when absent. */
     static int lineOf(String text, String needle, int from) {
-        int at = text.indexOf(needle, from);
-        if (at < 0) {
-            return 0;
-        }
-        int line = 1;
-        for (int i = 0; i < at; i++) {
-            if (text.charAt(i) == '\n') {
-                line++;
-            }
-        }
-        return line;
+        return TextLines.lineOf(text, needle, from);
     }
 
     private static int indexAfter(String text, String needle, int from) {

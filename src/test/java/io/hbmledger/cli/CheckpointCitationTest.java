@@ -145,13 +145,4 @@ class CheckpointCitationTest {
         assertThat(ck).anySatisfy(s -> assertThat(s.get("file").asText()).isEqualTo("model/config.json"));
         assertEveryQuoteIsOnItsLine(run, r);
     }
-
-    @Test
-    void aMinifiedConfigIsQuotedByTheKeysMemberOnly() {
-        String line = "{\"vocab_size\":128256,\"hidden_size\":4096,\"rope_scaling\":{\"factor\":8.0},\"num_hidden_layers\":32}";
-        assertThat(CheckpointSources.member(line, "hidden_size")).isEqualTo("\"hidden_size\":4096");
-        assertThat(CheckpointSources.member(line, "num_hidden_layers")).isEqualTo("\"num_hidden_layers\":32");
-        assertThat(CheckpointSources.member(line, "rope_scaling")).isEqualTo("\"rope_scaling\":{\"factor\":8.0}");
-        assertThat(CheckpointSources.member(line, "head_dim")).isNull();
-    }
 }

@@ -4,22 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hbmledger.evidence.msprof.MsprofSeries;
-import io.hbmledger.evidence.msprof.MsprofSummary;
-import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.load.MsprofPeakExports;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The device's peak in the ledger, from small msprof exports written here in msprof's own
  * column layouts (npu_mem_*.csv, npu_module_mem_*.csv of mindstudio_profiler_output), read
- * through the loader's two passes. Every amount is a whole number of MiB written in KB, so the
+ * through the loader's two passes ({@link MsprofPeakExports} writes them). Every amount is a whole number of MiB written in KB, so the
  * arithmetic can be checked by eye: X MiB is written as X * 1024 KB.
  *
  * <p>Export A: T0 = 2027-01-15T08:00:00Z = 1800000000000000 us; npu_mem samples every 100 ms at
@@ -44,47 +41,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MsprofPeakTest {
 
-    static final long T0 = 1_800_000_000_000_000L;
+    static final long T0 = MsprofPeakExports.T0;
     static final long MIB = 1L << 20;
 
     @TempDir
     Path dir;
 
-    /** Export A (see the class comment). */
     private Path exportA() throws Exception {
-        long[] device = {50000, 50000, 50000, 50000, 50000, 50000, 51000, 51600, 50500, 50000};
-        long[] app = {2000, 2000, 2000, 2000, 2000, 2000, 2900, 3600, 2500, 2000};
-        long[] modApp = {1500, 1500, 1500, 1500, 1500, 1500, 2400, 3000, 2000, 1500};
-        long[] runtime = {90, 90, 90, 90, 90, 90, 90, 190, 190, 190};
-        return export("PROF_000001_A", device, app, modApp, runtime);
+        return MsprofPeakExports.exportA(dir);
     }
 
-    /** Export B (see the class comment). */
     private Path exportB() throws Exception {
-        long[] device = {50000, 53000, 50000, 50000, 50000, 50000, 51000, 51600, 50500, 50000};
-        long[] app = {2000, 5000, 2000, 2000, 2000, 2000, 2900, 3600, 2500, 2000};
-        long[] modApp = {1500, 4500, 1500, 1500, 1500, 1500, 2400, 3000, 2000, 1500};
-        long[] runtime = {90, 90, 90, 90, 90, 90, 90, 190, 190, 190};
-        return export("PROF_000001_B", device, app, modApp, runtime);
-    }
-
-    private Path export(String name, long[] device, long[] app, long[] modApp, long[] runtime) throws Exception {
-        Path out = Files.createDirectories(dir.resolve(name).resolve("mindstudio_profiler_output"));
-        StringBuilder mem = new StringBuilder("Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n");
-        StringBuilder mod = new StringBuilder("Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n");
-        for (int k = 0; k < device.length; k++) {
-            long ts = T0 + k * 100_000L;
-            mem.append("0,app,0,").append(app[k] * 1024).append(',').append(app[k] * 1024).append(',').append(ts).append(".000\t\n");
-            mem.append("0,device,0,").append(device[k] * 1024).append(',').append(device[k] * 1024).append(',').append(ts).append(".000\t\n");
-            String mts = (ts - 2_000L) + ".500\t";
-            mod.append("0,APP,").append(mts).append(',').append(modApp[k] * 1024).append(",NPU:0\n");
-            mod.append("0,HCCL,").append(mts).append(',').append(400 * 1024).append(",NPU:0\n");
-            mod.append("0,RUNTIME,").append(mts).append(',').append(runtime[k] * 1024).append(",NPU:0\n");
-            mod.append("0,SLOG,").append(mts).append(',').append(4 * 1024).append(",NPU:0\n");
-        }
-        Files.writeString(out.resolve("npu_mem_20270115080000.csv"), mem, StandardCharsets.US_ASCII);
-        Files.writeString(out.resolve("npu_module_mem_20270115080000.csv"), mod, StandardCharsets.US_ASCII);
-        return dir.resolve(name);
+        return MsprofPeakExports.exportB(dir);
     }
 
     private static JsonNode analyze(String... args) throws Exception {
@@ -96,26 +64,6 @@ class MsprofPeakTest {
     /** The entry of the first device, as these single-device exports have one. */
     private static JsonNode entry(JsonNode report, String component) {
         return AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), component);
-    }
-
-    @Test
-    void everyModuleSeriesHasAValueAtTheDevicePeak() throws Exception {
-        Path x = exportA();
-        MsprofEvidence m = MsprofLoader.load(List.of(new MsprofLoader.Item(x, "PROF_000001_A")),
-                Map.of("ready", T0 + 450_000L), "test", "--instant ready=TIME", null, List.of());
-        MsprofSummary.DeviceMemory d = m.exports().get(0).summary().device("npu:0");
-        String peak = MsprofEvidence.peakMoment("npu:0");
-        // the device peak is k = 7 at T0 + 700 ms; the module sample before it is k = 7 (T0 + 698 ms)
-        assertThat(d.wholeDevice().orElseThrow().peakTimestampUs()).isEqualTo(T0 + 700_000L);
-        assertThat(d.module("APP").flatMap(s -> s.at(peak)).orElseThrow().bytes()).isEqualTo(3000 * MIB);
-        assertThat(d.module("RUNTIME").flatMap(s -> s.at(peak)).orElseThrow().bytes()).isEqualTo(190 * MIB);
-        assertThat(d.module("HCCL").flatMap(s -> s.at(peak)).orElseThrow().timestampUs()).isEqualTo(T0 + 698_000L);
-        for (MsprofSeries s : d.modules().values()) {
-            assertThat(s.at(peak)).as(s.component()).isPresent();
-            assertThat(s.at("ready")).as(s.component()).isPresent();
-        }
-        // the run-wide instant stays on every series; a device's own peak is kept on its series only
-        assertThat(d.wholeDevice().orElseThrow().at(peak).orElseThrow().bytes()).isEqualTo(51600 * MIB);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.EvidenceFormat;
@@ -161,7 +162,7 @@ class MsprofRulesTest {
         MsprofSeries dev = series(MsprofQuantity.DEVICE_HBM_PEAK, "npu:0", null, 50_000 * MIB, 51_000 * MIB, peakTs,
                 20_000, Map.of());
         MsprofSeries app = series(MsprofQuantity.APP_HBM_PEAK, "npu:0", null, 46_000 * MIB, 46_700 * MIB, peakTs,
-                20_000, Map.of(MsprofEvidence.peakMoment("npu:0"), 46_600 * MIB));
+                20_000, Map.of(MsprofPeakMoments.peak("npu:0"), 46_600 * MIB));
         DeviceLedger d = ledger(evidence(null, dev, app), List.of(0)).devices().get(0);
         Entry peak = entry(d, MsprofPeakRule.DEVICE_PEAK);
         assertThat(peak.bytes()).isEqualTo(51_000 * MIB);

@@ -1,4 +1,4 @@
-package io.hbmledger.cli;
+package io.hbmledger.load;
 
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.modelconfig.JsonKeyLines;
@@ -17,7 +17,7 @@ import java.util.Map;
  * ledger source does ({@code file:line "text as written"}): a config.json by the lines of the
  * keys that size the model, a safetensors file by the start of its JSON header.
  */
-final class CheckpointSources {
+public final class CheckpointSources {
 
     /**
      * The config.json keys an estimate rests on, most telling first: hidden_size and the layer

@@ -1,4 +1,4 @@
-package io.hbmledger.ledger;
+package io.hbmledger.load;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
  * replica, and the log reader keeps that as the observation's {@code dpRank}. Otherwise it is DP
  * rank 0 only when the deployment has one DP replica; the parallel_state.py line "rank R in world
  * size W is assigned as DP rank D" does not help, as a dense model's replica prints DP rank 0. A label whose TP or PP rank does not fit the deployment's sizes (a wrong --tp) gets
- * its nominal number only when that lies outside the deployment, where {@link RankCoverageRule}
+ * its nominal number only when that lies outside the deployment, where {@code ledger.RankCoverageRule}
  * reports it; inside, the number would be another worker's rank, so it gets none.
  */
 public final class RankLabels {

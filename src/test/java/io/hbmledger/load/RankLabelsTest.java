@@ -1,4 +1,4 @@
-package io.hbmledger.ledger;
+package io.hbmledger.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,7 +1,8 @@
-package io.hbmledger.cli;
+package io.hbmledger.load;
 
-import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
 import io.hbmledger.evidence.safetensors.LfsPointers;
 import io.hbmledger.evidence.safetensors.ManifestJson;
@@ -29,7 +30,7 @@ import java.util.List;
  * evidence (config.json, the index, safetensors headers, Git LFS pointers). The I/O of the
  * ledger's checkpoint lines happens here; the ledger gets a {@link CheckpointEvidence}.
  */
-final class CheckpointLoader {
+public final class CheckpointLoader {
 
     /** The manifest's name inside a run's model directory (what collection writes). */
     static final String MANIFEST_NAME = "weights-manifest.json";
@@ -89,10 +90,10 @@ final class CheckpointLoader {
         String text = Files.readString(file, StandardCharsets.UTF_8);
         CheckpointManifest m = ManifestJson.read(shown, text);
         // Point at the index's total_size when the manifest holds one: the figure the total rests on.
-        int line = lineOf(text, "\"total_size\"");
+        int line = TextLines.lineOf(text, "\"total_size\"", 0);
         Source src = line > 0 && m.index() != null && m.index().totalSize() != null
                 ? new Source(cited, line, Long.toString(m.index().totalSize()))
-                : new Source(cited, Math.max(1, lineOf(text, ManifestJson.SCHEMA)), ManifestJson.SCHEMA);
+                : new Source(cited, Math.max(1, TextLines.lineOf(text, ManifestJson.SCHEMA, 0)), ManifestJson.SCHEMA);
         return of(cited, m, List.of(src));
     }
 
@@ -214,20 +215,6 @@ final class CheckpointLoader {
     private static Source indexSource(String shown, SafetensorsIndex idx) {
         return idx.totalSize() == null ? new Source(shown, idx.weightMapLine(), "weight_map")
                 : new Source(shown, idx.totalSizeLine(), Long.toString(idx.totalSize()));
-    }
-
-    private static int lineOf(String text, String needle) {
-        int at = text.indexOf(needle);
-        if (at < 0) {
-            return 0;
-        }
-        int line = 1;
-        for (int i = 0; i < at; i++) {
-            if (text.charAt(i) == '\n') {
-                line++;
-            }
-        }
-        return line;
     }
 
     private static String parentOf(String shown) {

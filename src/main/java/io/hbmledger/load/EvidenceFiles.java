@@ -1,0 +1,89 @@
+package io.hbmledger.load;
+
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.run.FileProblem;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Reads a run's evidence files one by one, sorting what each gives: observations tagged with
+ * file, format, moment, rank and device; msprof entries, kept to be read as a whole at the run's
+ * instants; a saved weights manifest; loose checkpoint files. A file that cannot be used is an
+ * error, kept so that every bad file is named at once.
+ */
+final class EvidenceFiles {
+
+    final List<TaggedObservation> tagged = new ArrayList<>();
+    final List<EvidenceSet.FileInfo> infos = new ArrayList<>();
+    final List<MsprofItem> msprofItems = new ArrayList<>();
+    final List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
+    final List<String> errors = new ArrayList<>();
+    /** The first weights manifest among the evidence, or null. */
+    CheckpointEvidence manifest;
+
+    private final EvidenceReaders readers = EvidenceReaders.all();
+    private final Layout layout;
+    private final int pipeline;
+    private final CheckpointLoader checkpoints;
+    private final Consumer<String> warn;
+
+    EvidenceFiles(Layout layout, int pipeline, CheckpointLoader checkpoints, Consumer<String> warn) {
+        this.layout = layout;
+        this.pipeline = pipeline;
+        this.checkpoints = checkpoints;
+        this.warn = warn;
+    }
+
+    void read(RunInput in) {
+        try {
+            Optional<EvidenceFormat> msprofFormat = MsprofFormats.format(in.path());
+            if (msprofFormat.isPresent()) {
+                msprofItems.add(new MsprofItem(in.path(), in.sourceName()));
+                infos.add(new EvidenceSet.FileInfo(in.sourceName(), msprofFormat.get(), in.moment()));
+                return;
+            }
+            if (CheckpointLoader.isManifest(in.path())) {
+                if (manifest == null) {
+                    manifest = checkpoints.manifest(in.path(), in.shown(), in.sourceName());
+                }
+                infos.add(new EvidenceSet.FileInfo(in.sourceName(), EvidenceFormat.WEIGHTS_MANIFEST, in.moment()));
+                return;
+            }
+            EvidenceFile f = readers.read(in.path(), in.shown());
+            if (f.usable() && CheckpointLoader.isCheckpointFormat(f.format())) {
+                loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), in.sourceName(), f.format()));
+            }
+            if (!f.usable()) {
+                f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
+                return;
+            }
+            f.warnings().forEach(w -> warn.accept(in.shown() + ": " + w));
+            infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
+            for (Observation o : f.observations()) {
+                Integer rank = in.rank() != null ? in.rank()
+                        : RankLabels.rankOf(o.context().process(), o.context().dpRank(), layout.tp(), pipeline, layout.dp());
+                tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
+            }
+        } catch (EvidenceException e) {
+            errors.add(e.getMessage());
+        } catch (IOException e) {
+            errors.add(in.shown() + ": " + FileProblem.cannotRead(e));
+        }
+    }
+
+    /** True when some observation is a memory figure. */
+    boolean anyFigure() {
+        return tagged.stream().anyMatch(t -> t.o().isBytes());
+    }
+}

@@ -1,0 +1,110 @@
+package io.hbmledger.load;
+
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.run.FileProblem;
+import io.hbmledger.run.RunDirectory;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The loading layer's one call: a run directory or a list of evidence files in, one
+ * {@link EvidenceSet} out, ready for attribution. Every file is read here (npu-smi, nvidia-smi,
+ * vLLM logs, checkpoints through {@link CheckpointLoader}, msprof exports through
+ * {@link MsprofLoader}); the ledger does no I/O.
+ */
+public final class EvidenceLoader {
+
+    private static final String NOTHING_WRITTEN = System.lineSeparator() + "hbm-ledger: no ledger written: fix or remove the files above";
+    private static final String ADD_FIGURES = "add an npu-smi / nvidia-smi sample, a vLLM log with its memory lines, or an msprof export";
+
+    private final Consumer<String> warn;
+
+    /** @param warn receives what is worth a warning but does not stop the run (one line each, no prefix) */
+    public EvidenceLoader(Consumer<String> warn) {
+        this.warn = warn;
+    }
+
+    /**
+     * @throws BadInputException when the inputs cannot give a ledger; every unusable file is named
+     * @throws IOException when the run directory itself cannot be read
+     * @throws EvidenceException when run.json is malformed (file, line and what was expected)
+     */
+    public LoadedRun load(LoadRequest req) throws BadInputException, IOException, EvidenceException {
+        FileOptions opts = req.files();
+        RunDirectory runDir = null;
+        List<RunInput> files;
+        if (RunInputs.isRunDirectory(req.inputs())) {
+            if (opts.anyGiven()) {
+                throw new BadInputException("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment, --instant,"
+                        + " --file-device and --model describe evidence files;"
+                        + " a run directory takes them from its run.json");
+            }
+            runDir = RunDirectory.open(req.inputs().get(0));
+            files = RunInputs.of(runDir);
+        } else {
+            FileOptionsCheck.check(opts);
+            files = RunInputs.of(req.inputs(), opts);
+        }
+        Layout layout = Deployment.layout(runDir, opts, req.serverPids());
+        RunInputs.refuseRepeated(files, runDir);
+        CheckpointLoader checkpoints = Deployment.checkpointLoader(runDir, opts, layout);
+        EvidenceFiles read = new EvidenceFiles(layout, Deployment.pipeline(runDir, opts), checkpoints, warn);
+        files.forEach(read::read);
+        List<String> errors = new ArrayList<>(read.errors);
+        CheckpointEvidence checkpoint = CheckpointChoice.choose(req.modelDir(), runDir, checkpoints, read, errors, warn);
+        if (!errors.isEmpty()) {
+            throw new BadInputException(String.join(System.lineSeparator() + "hbm-ledger: ", errors) + NOTHING_WRITTEN);
+        }
+        refuseWithoutFigures(read);
+        MsprofEvidence msprof = MsprofEvidence.none();
+        if (!read.msprofItems.isEmpty()) {
+            List<String> warnings = new ArrayList<>();
+            MsprofInstants at = runDir != null ? MsprofInstants.of(runDir, warnings) : MsprofInstants.ofOptions(opts.instants(), warnings);
+            try {
+                msprof = MsprofLoader.load(read.msprofItems, at, runDir == null ? null : runDir.dir());
+            } catch (IOException e) {
+                throw new BadInputException("msprof evidence: " + FileProblem.describe(e) + NOTHING_WRITTEN);
+            }
+        }
+        refuseWithoutMsprofRows(read, msprof);
+        return new LoadedRun(new EvidenceSet(read.tagged, read.infos, layout, checkpoint, msprof,
+                Deployment.startFailure(runDir)), runDir);
+    }
+
+    private static void refuseWithoutFigures(EvidenceFiles read) throws BadInputException {
+        if (read.infos.stream().noneMatch(f -> f.format().isDeviceSample()
+                || f.format().family() == EvidenceFormat.Family.VLLM_LOG || f.format().family() == EvidenceFormat.Family.MSPROF)) {
+            throw new BadInputException("nothing to attribute: the run holds no npu-smi sample, vLLM log or msprof export");
+        }
+        if (!read.anyFigure() && read.msprofItems.isEmpty()) {
+            throw new BadInputException("nothing to attribute: no file of the run holds a memory figure ("
+                    + fileNames(read) + "); " + ADD_FIGURES);
+        }
+    }
+
+    /**
+     * msprof files were named but none held a memory row (header only, damaged, or an export
+     * without memory tables): the same refusal as for files without figures.
+     */
+    private static void refuseWithoutMsprofRows(EvidenceFiles read, MsprofEvidence msprof) throws BadInputException {
+        if (read.anyFigure() || !msprof.exports().stream().allMatch(e -> !e.summary().hasMemoryEvidence())) {
+            return;
+        }
+        List<String> warnings = msprof.exports().stream().flatMap(e -> e.summary().warnings().stream()).limit(3).toList();
+        throw new BadInputException("nothing to attribute: no file of the run holds a memory figure ("
+                + fileNames(read) + "; the msprof files hold no memory rows"
+                + (warnings.isEmpty() ? "" : ": " + String.join("; ", warnings))
+                + "); " + ADD_FIGURES + " with npu_mem / npu_module_mem / memory_record data");
+    }
+
+    private static String fileNames(EvidenceFiles read) {
+        return String.join(", ", read.infos.stream().map(EvidenceSet.FileInfo::file).toList());
+    }
+}

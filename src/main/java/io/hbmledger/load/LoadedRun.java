@@ -1,0 +1,17 @@
+package io.hbmledger.load;
+
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.run.RunDirectory;
+
+/**
+ * What the loading layer hands on: the typed evidence set for attribution, and the run
+ * directory it came from (its collection status and where report.json goes), or null for
+ * evidence files.
+ */
+public record LoadedRun(EvidenceSet evidence, RunDirectory runDir) {
+
+    /** The run directory as named in the report's heading, or null for evidence files. */
+    public String runName() {
+        return runDir == null ? null : runDir.dir().toString();
+    }
+}

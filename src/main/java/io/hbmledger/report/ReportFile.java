@@ -1,0 +1,41 @@
+package io.hbmledger.report;
+
+import io.hbmledger.run.AtomicFile;
+import io.hbmledger.run.FileProblem;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** report.json (hbm-ledger/report/1) beside a run's run.json, written atomically. */
+public final class ReportFile {
+
+    /** The report's name inside the run directory. */
+    public static final String NAME = "report.json";
+
+    private ReportFile() {
+    }
+
+    /**
+     * Writes the report into the run directory.
+     *
+     * @param json the report, as {@link LedgerJsonWriter} made it
+     * @return a warning when it could not be written (what happened, whether an older report.json
+     *     is left there, and what to do), else empty
+     */
+    public static Optional<String> write(Path runDir, String json) {
+        Path report = runDir.resolve(NAME);
+        try {
+            AtomicFile.write(report, json.getBytes(StandardCharsets.UTF_8));
+            return Optional.empty();
+        } catch (IOException e) {
+            // The ledger, the command's answer, is printed whole; report.json is its copy on disk.
+            // The warning says why and what an older report.json means.
+            return Optional.of("report.json not written: " + FileProblem.cannotWrite(report, e) + ". "
+                    + (Files.exists(report) ? "The report.json there is from an earlier analysis and was NOT updated. " : "")
+                    + "The ledger is printed below (exit 0). To keep the report elsewhere use --format json > FILE;"
+                    + " to skip writing it use --no-write; or copy the run directory to a place you may write to.");
+        }
+    }
+}
