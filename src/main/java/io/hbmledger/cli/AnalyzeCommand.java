@@ -13,6 +13,9 @@ import io.hbmledger.report.LedgerJsonWriter;
 import io.hbmledger.report.LedgerTextWriter;
 import io.hbmledger.report.ReportFile;
 import io.hbmledger.run.RunDirectory;
+import io.hbmledger.verdict.Finding;
+import io.hbmledger.verdict.RunFactsBuilder;
+import io.hbmledger.verdict.Verdict;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -39,7 +42,8 @@ import picocli.CommandLine.Spec;
             + " run.json."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:ledger printed (its status may still be incomplete or failed; when report.json cannot be written a warning says why)",
-            "2:unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written"})
+            "2:unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written",
+            "3:the run met the --fail-on level (only with --fail-on)"})
 public final class AnalyzeCommand implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "RUN", description = "a run directory, or evidence files")
@@ -104,6 +108,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--no-write", description = "do not write report.json into the run directory")
     boolean noWrite;
 
+    @Option(names = "--utilizations", split = ",", paramLabel = "U",
+            description = "gpu_memory_utilization of every vLLM instance sharing the devices, in start order (e.g."
+                    + " 0.2,0.45,0.7,0.9), when the run does not hold all their logs: the findings check that the shares"
+                    + " fit side by side; the instances whose logs the run holds are matched by their own value")
+    List<Double> utilizations = new java.util.ArrayList<>();
+
+    @Option(names = "--fail-on", paramLabel = "LEVEL",
+            description = "exit 3 when the run is at least this bad: failed (status failed or an error finding),"
+                    + " incomplete (also status incomplete), warn (also a warn finding or a check that warns or fails);"
+                    + " by default the exit code does not depend on the findings")
+    FailOn failOn;
+
     @Spec
     CommandSpec spec;
 
@@ -129,13 +145,15 @@ public final class AnalyzeCommand implements Callable<Integer> {
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
         }
-        String json = new LedgerJsonWriter().toJson(ledger, layout, run.runName());
+        List<Finding> findings = Verdict.findings(RunFactsBuilder.build(run.evidence(), ledger,
+                UtilizationFlags.figures(utilizations)));
+        String json = new LedgerJsonWriter().toJson(ledger, findings, layout, run.runName());
         String shown;
         if (format == OutputFormat.json) {
             shown = json;
         } else {
             StringWriter buf = new StringWriter();
-            new LedgerTextWriter(allDevices).write(ledger, layout, run.runName(),
+            new LedgerTextWriter(allDevices).write(ledger, findings, layout, run.runName(),
                     runDir == null ? null : runDir.manifest().source(), new PrintWriter(buf));
             shown = buf.toString();
         }
@@ -147,6 +165,6 @@ public final class AnalyzeCommand implements Callable<Integer> {
         out.print(shown);
         out.flush();
         err.flush();
-        return 0;
+        return failOn != null && failOn.met(ledger, findings) ? Main.EXIT_FAIL_ON : 0;
     }
 }

@@ -44,6 +44,8 @@ public final class Main implements Runnable {
 
     /** Exit code for input that cannot be used (bad, empty or unknown files). */
     public static final int EXIT_BAD_INPUT = 2;
+    /** analyze --fail-on: the run is at least as bad as the level asked. */
+    public static final int EXIT_FAIL_ON = 3;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -9,6 +9,7 @@ import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.ProcessLevelEntry;
 import io.hbmledger.ledger.Source;
+import io.hbmledger.verdict.Finding;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.Writer;
@@ -26,18 +27,24 @@ public final class LedgerJsonWriter {
 
     /** The whole document as a string, so a failure never leaves half of it anywhere. */
     public String toJson(Ledger ledger, Layout layout, String run) throws IOException {
+        return toJson(ledger, List.of(), layout, run);
+    }
+
+    /** The whole document with the run's findings (report-v1 "Findings"). */
+    public String toJson(Ledger ledger, List<Finding> findings, Layout layout, String run) throws IOException {
         StringWriter w = new StringWriter();
-        write(ledger, layout, run, w);
+        write(ledger, findings, layout, run, w);
         return w.toString();
     }
 
-    public void write(Ledger ledger, Layout layout, String run, Writer out) throws IOException {
+    public void write(Ledger ledger, List<Finding> findings, Layout layout, String run, Writer out) throws IOException {
         try (JsonGenerator g = factory.createGenerator(out)) {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeStringField("schema", SCHEMA);
             g.writeStringField("status", ledger.status().jsonName());
             strings(g, "incomplete_reasons", ledger.incompleteReasons());
+            FindingsJsonWriter.write(g, findings);
             g.writeObjectFieldStart("run");
             nullable(g, "path", run);
             nullable(g, "model", layout.model());

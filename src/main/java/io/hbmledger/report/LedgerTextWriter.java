@@ -6,6 +6,7 @@ import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.Ledger;
+import io.hbmledger.verdict.Finding;
 import io.hbmledger.ledger.ProcessLevelEntry;
 import io.hbmledger.ledger.Source;
 import io.hbmledger.ledger.Units;
@@ -41,6 +42,15 @@ public final class LedgerTextWriter {
 
     /** @param source where the run's evidence came from (run.json {@code source}), or null */
     public void write(Ledger ledger, Layout layout, String run, String source, PrintWriter out) {
+        write(ledger, List.of(), layout, run, source, out);
+    }
+
+    /**
+     * The ledger with the findings first: the answer before the evidence behind it.
+     *
+     * @param source where the run's evidence came from (run.json {@code source}), or null
+     */
+    public void write(Ledger ledger, List<Finding> findings, Layout layout, String run, String source, PrintWriter out) {
         out.println("HBM ledger" + (run == null ? "" : " for " + run) + "   status: " + ledger.status().jsonName());
         if (source != null && !source.isBlank()) {
             out.println("  evidence from: " + source);
@@ -52,6 +62,10 @@ public final class LedgerTextWriter {
         dep.append(layout.model() == null ? " TP " : "  TP ").append(layout.tp()).append(layout.pp() > 1 ? "  PP " + layout.pp() : "").append("  DP ").append(layout.dp()).append("  devices ")
                 .append(layout.devices()).append(layout.devicesGiven() ? "" : " (assumed)");
         out.println(dep);
+        if (!findings.isEmpty()) {
+            out.println();
+            FindingsTextWriter.write(findings, out);
+        }
         for (String r : ledger.incompleteReasons()) {
             out.println("  " + (ledger.status() == Ledger.Status.FAILED ? "why: " : "incomplete: ") + r);
         }

@@ -19,14 +19,46 @@ final class HeadroomRule {
     private HeadroomRule() {
     }
 
+    /** Above this many devices one finding sums them up, so the answer stays on one screen. */
+    private static final int ONE_BY_ONE = 2;
+
     static List<Finding> apply(RunFacts run) {
+        List<DeviceFacts> sampled = run.devices().stream().filter(d -> d.capacity() != null && d.used() != null
+                && d.capacity().known() && d.used().known()).toList();
+        if (sampled.size() > ONE_BY_ONE) {
+            return List.of(together(sampled));
+        }
         List<Finding> out = new ArrayList<>();
-        for (DeviceFacts d : run.devices()) {
-            if (d.capacity() != null && d.used() != null && d.capacity().known() && d.used().known()) {
-                out.add(headroom(d, run));
-            }
+        for (DeviceFacts d : sampled) {
+            out.add(headroom(d, run));
         }
         return out;
+    }
+
+    private static Finding together(List<DeviceFacts> devices) {
+        List<Figure> figures = new ArrayList<>();
+        DeviceFacts least = null;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (DeviceFacts d : devices) {
+            Figure free = Arith.minus("free_" + d.device(), d.capacity(), d.used());
+            figures.add(free);
+            if (free.bytes() < min) {
+                min = free.bytes();
+                least = d;
+            }
+            max = Math.max(max, free.bytes());
+        }
+        String range = min == max ? io.hbmledger.ledger.Units.gib(min)
+                : io.hbmledger.ledger.Units.gibNumber(min) + "-" + io.hbmledger.ledger.Units.gib(max);
+        String text = String.format(Locale.ROOT, "%d devices have %s free each (capacity - used at the sample); the"
+                + " least on %s: %s of %s used.", devices.size(), range, least.device(), gib(least.used()),
+                gib(least.capacity()));
+        figures.add(0, Arith.minus("free", least.capacity().named("capacity"), least.used().named("used")));
+        List<String> devs = devices.stream().map(DeviceFacts::device).toList();
+        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, devs, null, text, figures,
+                List.of("Another service on one of these devices must fit in its free memory with its own model,"
+                        + " runtime context and workspace; else lower the server's share."));
     }
 
     private static Finding headroom(DeviceFacts d, RunFacts run) {

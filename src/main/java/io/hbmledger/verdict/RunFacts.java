@@ -10,14 +10,37 @@ import java.util.List;
  * @param devices the devices with their samples at the ledger's moment
  * @param peerUtilizations utilizations of other instances sharing the devices, in start order,
  *     when the user or the run names them (the instances whose logs the run does not hold)
- * @param gpu true on NVIDIA GPUs (CUDA wording), false on Ascend NPUs
+ * @param accelerator which accelerator the evidence shows, for the findings' wording
  */
 public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
-                       boolean gpu) {
+                       Accelerator accelerator) {
 
     public RunFacts {
         servers = List.copyOf(servers);
         devices = List.copyOf(devices);
         peerUtilizations = List.copyOf(peerUtilizations);
+    }
+
+    /** Told from the evidence (an nvidia-smi sample or CUDA device names, npu-smi or msprof), else unknown. */
+    public enum Accelerator {
+        NPU("NPU", "NPU runtime"), GPU("GPU", "CUDA driver"), UNKNOWN("device", "driver");
+
+        private final String device;
+        private final String runtime;
+
+        Accelerator(String device, String runtime) {
+            this.device = device;
+            this.runtime = runtime;
+        }
+
+        /** "NPU", "GPU" or "device", as in "the other NPU processes". */
+        public String device() {
+            return device;
+        }
+
+        /** What holds memory outside the engine's view: "NPU runtime", "CUDA driver", "driver". */
+        public String runtime() {
+            return runtime;
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.hbmledger.verdict;
 
 import static io.hbmledger.ledger.Units.MIB;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.Confidence;
 import io.hbmledger.ledger.DeviceLedger;
@@ -50,7 +51,8 @@ public final class RunFactsBuilder {
      *     order, as the user gives them; those of the instances whose logs the run holds are
      *     taken out once each, the rest are the peers
      */
-    public static RunFacts build(EvidenceSet ev, Ledger ledger, List<Figure> peerUtilizations, boolean gpu) {
+    public static RunFacts build(EvidenceSet ev, Ledger ledger, List<Figure> peerUtilizations) {
+        RunFacts.Accelerator acc = accelerator(ev);
         List<ServerFacts> servers = servers(ev, ledger);
         List<Figure> peers = new ArrayList<>(peerUtilizations);
         for (ServerFacts s : servers) {
@@ -59,7 +61,7 @@ public final class RunFactsBuilder {
                 peers.stream().filter(p -> Math.abs(p.value() - own) < 1e-9).findFirst().ifPresent(peers::remove);
             }
         }
-        return new RunFacts(servers, devices(ev, ledger, gpu), peers, gpu);
+        return new RunFacts(servers, devices(ev, ledger, acc), peers, acc);
     }
 
     private static List<ServerFacts> servers(EvidenceSet ev, Ledger ledger) {
@@ -71,6 +73,9 @@ public final class RunFactsBuilder {
             }
         }
         boolean ranked = byInstance.keySet().stream().anyMatch(k -> k.startsWith("deployment\u0000"));
+        // per-rank log files (run.json evidence[].rank): the ranks are one deployment across files
+        boolean ranksFromFiles = ev.observations().stream().filter(t -> t.isVllm() && t.rank() != null)
+                .map(TaggedObservation::file).distinct().count() > 1;
         List<TaggedObservation> shared = new ArrayList<>();
         if (ranked) {
             // lines without a rank (the engine's budget, its args) serve every rank's figures
@@ -87,7 +92,8 @@ public final class RunFactsBuilder {
             List<TaggedObservation> obs = new ArrayList<>(shared);
             obs.addAll(e.getValue());
             Integer rank = e.getValue().get(0).rank();
-            String instance = rank == null ? e.getValue().get(0).file() : "deployment";
+            String instance = rank == null || !ranksFromFiles ? shortName(e.getValue().get(0).file())
+                    : "ranks of the deployment";
             out.add(server(instance, rank, obs, devicesOf(rank, ledger)));
         }
         return out;
@@ -126,6 +132,11 @@ public final class RunFactsBuilder {
         return new ServerFacts(instance, engine, rank, devices, facts, refusal, oom);
     }
 
+    private static String shortName(String file) {
+        int slash = file.lastIndexOf('/');
+        return slash < 0 ? file : file.substring(slash + 1);
+    }
+
     private static Figure figure(TaggedObservation t) {
         List<io.hbmledger.ledger.Source> src = List.of(t.source());
         return t.o().isBytes()
@@ -143,7 +154,7 @@ public final class RunFactsBuilder {
         return out;
     }
 
-    private static List<DeviceFacts> devices(EvidenceSet ev, Ledger ledger, boolean gpu) {
+    private static List<DeviceFacts> devices(EvidenceSet ev, Ledger ledger, RunFacts.Accelerator acc) {
         Set<Long> serverPids = new HashSet<>(ev.layout() == null ? List.of() : ev.layout().serverPids());
         for (TaggedObservation t : ev.observations()) {
             if (t.isVllm() && t.o().context().pid() != null) {
@@ -163,10 +174,66 @@ public final class RunFactsBuilder {
                             serverPids.contains(t.o().context().pid())));
                 }
             }
-            String model = !gpu && cap != null && cap.known() && cap.bytes() == 32768 * MIB ? "910B4" : null;
+            String model = acc == RunFacts.Accelerator.NPU && cap != null && cap.known() && cap.bytes() == 32768 * MIB ? "910B4" : null;
             out.add(new DeviceFacts(d.device(), model, cap, used, procs));
         }
+        out.addAll(sampledOnly(ev, ledger, acc));
         return out;
+    }
+
+    private static final Set<Quantity> USED = Set.of(Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED);
+    private static final Set<Quantity> TOTAL = Set.of(Quantity.HBM_TOTAL, Quantity.MEMORY_TOTAL, Quantity.FB_TOTAL);
+
+    /**
+     * Devices a sample shows beside the deployment's (the rest of the card set, another tenant's
+     * cards): their headroom is part of the answer too. A later row of the same device refines
+     * an earlier one, as a later sample is closer to what the user sees now.
+     */
+    private static List<DeviceFacts> sampledOnly(EvidenceSet ev, Ledger ledger, RunFacts.Accelerator acc) {
+        Set<String> inLedger = new HashSet<>();
+        ledger.devices().forEach(d -> inLedger.add(d.device()));
+        Map<String, Figure[]> seen = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.observations()) {
+            String device = t.o().context().device();
+            // an idle baseline says nothing of the headroom the user asks about
+            if (!t.isSmi() || device == null || inLedger.contains(device) || !t.o().isBytes()
+                    || t.moment() == io.hbmledger.run.Moment.BASELINE) {
+                continue;
+            }
+            int slot = USED.contains(t.quantity()) ? 0 : TOTAL.contains(t.quantity()) ? 1 : -1;
+            if (slot >= 0) {
+                seen.computeIfAbsent(device, k -> new Figure[2])[slot] = Figure.bytes(slot == 0 ? "used" : "capacity",
+                        t.o().bytes(), Confidence.MEASURED, null, List.of(t.source()));
+            }
+        }
+        List<DeviceFacts> out = new ArrayList<>();
+        seen.forEach((device, f) -> out.add(new DeviceFacts(device,
+                acc == RunFacts.Accelerator.NPU && f[1] != null && f[1].bytes() == 32768 * MIB ? "910B4" : null,
+                f[1], f[0], List.of())));
+        return out;
+    }
+
+    /**
+     * nvidia-smi or a CUDA device name means a GPU; npu-smi, msprof or an NPU device name an
+     * Ascend NPU; a vLLM log alone leaves it open.
+     */
+    private static RunFacts.Accelerator accelerator(EvidenceSet ev) {
+        if (ev.has(EvidenceFormat.Family.NVIDIA_SMI)) {
+            return RunFacts.Accelerator.GPU;
+        }
+        if (ev.has(EvidenceFormat.Family.NPU_SMI) || ev.has(EvidenceFormat.Family.MSPROF)) {
+            return RunFacts.Accelerator.NPU;
+        }
+        for (TaggedObservation t : ev.observations()) {
+            String d = t.o().context().device() == null ? "" : t.o().context().device().toLowerCase(java.util.Locale.ROOT);
+            if (d.startsWith("cuda") || d.startsWith("gpu")) {
+                return RunFacts.Accelerator.GPU;
+            }
+            if (d.startsWith("npu")) {
+                return RunFacts.Accelerator.NPU;
+            }
+        }
+        return RunFacts.Accelerator.UNKNOWN;
     }
 
     /** Process rows of the sample the ledger's used figure came from, not of other moments. */

@@ -21,7 +21,7 @@ final class StartRefusedRule {
         List<Finding> out = new ArrayList<>();
         for (ServerFacts s : run.servers()) {
             if (s.refusal() != null && s.has(Fact.FREE_AT_START, Fact.TOTAL_SEEN)) {
-                requested(s).ifPresent(asked -> out.add(refused(s, asked, run.gpu())));
+                requested(s).ifPresent(asked -> out.add(refused(s, asked, run.accelerator())));
             }
         }
         return out;
@@ -38,7 +38,7 @@ final class StartRefusedRule {
         return Optional.empty();
     }
 
-    private static Finding refused(ServerFacts s, Figure asked, boolean gpu) {
+    private static Finding refused(ServerFacts s, Figure asked, RunFacts.Accelerator acc) {
         Figure total = s.fact(Fact.TOTAL_SEEN).named("total_seen");
         Figure free = s.fact(Fact.FREE_AT_START).named("free_at_start");
         Figure shortfall = Arith.minus("shortfall", asked, free);
@@ -47,7 +47,7 @@ final class StartRefusedRule {
         String share = s.get(Fact.UTILIZATION).map(u -> " (" + ratio(u.value()) + " x " + gib(total) + ")").orElse("");
         String text = "The start was refused: the server asked " + gib(asked) + share + " with " + gib(free)
                 + " free; " + gib(held) + " of the " + gib(total) + " the engine sees were already held by other"
-                + " processes and the " + (gpu ? "CUDA driver" : "NPU runtime") + ", a shortfall of "
+                + " processes and the " + acc.runtime() + ", a shortfall of "
                 + gib(shortfall) + ".";
         List<Figure> figures = new ArrayList<>(List.of(asked, total, free, shortfall, held, fits));
         s.get(Fact.UTILIZATION).ifPresent(u -> figures.add(1, u.named("utilization")));
@@ -55,7 +55,7 @@ final class StartRefusedRule {
                 "gpu_memory_utilization is this instance's own share of the total the engine sees, not a fill"
                         + " level of the card: with " + gib(free) + " free, at most " + ratio(fits.value())
                         + " would have passed the start check (less whatever else starts later).",
-                "Or free the memory held by the other " + (gpu ? "GPU" : "NPU") + " processes before starting,"
+                "Or free the memory held by the other " + acc.device() + " processes before starting,"
                         + " and give every instance on a device a share so that the shares sum to at most ~0.9.");
         return new Finding(Finding.Kind.START_REFUSED, Finding.Severity.ERROR, s.devices(), s.instance(), text,
                 figures, advice);

@@ -52,7 +52,7 @@ class VerdictTest {
 
     @Test
     void refusedStartStatesAskedFreeShortfallAndHeld() {
-        RunFacts run = new RunFacts(List.of(fourthInstance()), List.of(), List.of(), false);
+        RunFacts run = new RunFacts(List.of(fourthInstance()), List.of(), List.of(), RunFacts.Accelerator.NPU);
         Finding f = only(Verdict.findings(run), Finding.Kind.START_REFUSED);
         assertThat(f.severity()).isEqualTo(Finding.Severity.ERROR);
         assertThat(gibOf(f, "requested")).isCloseTo(54.86, within(0.005));
@@ -67,7 +67,7 @@ class VerdictTest {
     @Test
     void fourSharesOfOneCardAreOverSubscribed() {
         List<Figure> peers = List.of(value("u1", 0.2, 1), value("u2", 0.45, 1), value("u3", 0.70, 1));
-        RunFacts run = new RunFacts(List.of(fourthInstance()), List.of(), peers, false);
+        RunFacts run = new RunFacts(List.of(fourthInstance()), List.of(), peers, RunFacts.Accelerator.NPU);
         Finding f = only(Verdict.findings(run), Finding.Kind.OVER_SUBSCRIBED);
         assertThat(f.severity()).isEqualTo(Finding.Severity.ERROR);
         assertThat(f.figure("utilization_sum").orElseThrow().value()).isEqualTo(2.25); // 0.2+0.45+0.70+0.9
@@ -100,7 +100,7 @@ class VerdictTest {
 
     @Test
     void negativeKvShowsTheV0Budget() {
-        Finding f = only(Verdict.findings(new RunFacts(List.of(rtx4060()), List.of(), List.of(), true)),
+        Finding f = only(Verdict.findings(new RunFacts(List.of(rtx4060()), List.of(), List.of(), RunFacts.Accelerator.GPU)),
                 Finding.Kind.KV_NEGATIVE);
         assertThat(gibOf(f, "budget")).isCloseTo(5.60, within(0.005));
         assertThat(gibOf(f, "needed_before_kv")).isCloseTo(6.65, within(0.005)); // 5.20 + 0.03 + 1.42
@@ -110,7 +110,7 @@ class VerdictTest {
 
     @Test
     void whatFitsInfersKvPerTokenFromV0CpuBlocks() {
-        Finding f = only(Verdict.findings(new RunFacts(List.of(rtx4060()), List.of(), List.of(), true)),
+        Finding f = only(Verdict.findings(new RunFacts(List.of(rtx4060()), List.of(), List.of(), RunFacts.Accelerator.GPU)),
                 Finding.Kind.WHAT_FITS);
         // Qwen2.5-7B: 2 x 28 layers x 4 KV heads x 128 x 2 B = 57,344 B/token; 4 GiB / 4681 / 16 = 57,345.8
         assertThat(f.figure("kv_bytes_per_token").orElseThrow().bytes()).isEqualTo(57_344L);
@@ -126,7 +126,7 @@ class VerdictTest {
         Figure cap = Figure.bytes("c", 32768 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 9, "32768")));
         Figure used = Figure.bytes("u", 28220 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 9, "28220")));
         DeviceFacts d = new DeviceFacts("npu:0/chip:0", "910B4", cap, used, List.of());
-        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), false)), Finding.Kind.HEADROOM);
+        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), RunFacts.Accelerator.NPU)), Finding.Kind.HEADROOM);
         assertThat(f.figure("free").orElseThrow().bytes()).isEqualTo(4548 * MIB); // 32768 - 28220
         assertThat(f.figure("free").orElseThrow().confidence()).isEqualTo(Confidence.MEASURED);
         assertThat(f.text()).contains("4.44 GiB", "4,548 MiB");
@@ -141,7 +141,7 @@ class VerdictTest {
         Figure p = Figure.bytes("p", 32 * 1024 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 20, "32768")));
         DeviceFacts d = new DeviceFacts("npu:0/chip:0", "910B2", null, null,
                 List.of(new DeviceFacts.ProcessFacts(4242, "python", p, false)));
-        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), false)),
+        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), RunFacts.Accelerator.NPU)),
                 Finding.Kind.OTHER_TENANT);
         assertThat(f.text()).contains("pid 4242 python", "32.00 GiB");
     }
@@ -155,7 +155,7 @@ class VerdictTest {
             f.put(Fact.KV_CACHE, gib("k", kv[r], 10 + r));
             ranks.add(new ServerFacts("serve.log", ServerFacts.Engine.V1, r, List.of("npu:" + r + "/chip:0"), f, null, null));
         }
-        Finding f = only(Verdict.findings(new RunFacts(ranks, List.of(), List.of(), false)), Finding.Kind.RANK_MISMATCH);
+        Finding f = only(Verdict.findings(new RunFacts(ranks, List.of(), List.of(), RunFacts.Accelerator.NPU)), Finding.Kind.RANK_MISMATCH);
         assertThat(f.devices()).containsExactly("npu:2/chip:0");
         assertThat(gibOf(f, "difference")).isCloseTo(-7.5, within(0.005)); // 12.5 - median 20.0
     }
