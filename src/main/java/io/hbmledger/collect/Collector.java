@@ -1,5 +1,6 @@
 package io.hbmledger.collect;
 
+import io.hbmledger.run.AtomicFile;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hbmledger.evidence.vllmlog.VllmLogReader;
 import io.hbmledger.run.FileProblem;
@@ -447,7 +448,7 @@ public final class Collector {
         spec.put("deadline_s", ws.deadline().toMillis() / 1000.0);
         w.put("model", model);
         w.set("results", Json.MAPPER.valueToTree(results));
-        AtomicFiles.write(journal.runDir().resolve("workload.json"),
+        AtomicFile.write(journal.runDir().resolve("workload.json"),
                 redactor.text(Json.MAPPER.writeValueAsString(w)).getBytes(StandardCharsets.UTF_8));
         // Not in the evidence list: it says what load ran, not how much memory anything took.
         long ok = results.stream().filter(Workload.Result::ok).count();
@@ -522,7 +523,7 @@ public final class Collector {
                 if (name.endsWith(".log") || name.endsWith(".json") || name.endsWith(".txt")) {
                     String text = Files.readString(f, StandardCharsets.UTF_8);
                     if (redactor.hasSecret(text)) {
-                        AtomicFiles.write(f, redactor.text(text).getBytes(StandardCharsets.UTF_8));
+                        AtomicFile.write(f, redactor.text(text).getBytes(StandardCharsets.UTF_8));
                     }
                 }
             }
@@ -531,7 +532,7 @@ public final class Collector {
         }
         if (!Files.exists(tmp.resolve(ExecutionRecord.FILE))) {
             // a remote runtime directory has no record: it is kept in the local state directory
-            AtomicFiles.write(tmp.resolve(ExecutionRecord.FILE),
+            AtomicFile.write(tmp.resolve(ExecutionRecord.FILE),
                     Json.MAPPER.writeValueAsBytes(executions.store().get(execution.id())));
         }
         deleteTree(target);
@@ -732,7 +733,7 @@ public final class Collector {
             return false;
         }
         String rel = String.format("npu-smi/%s-%03d.txt", moment, seq);
-        AtomicFiles.write(journal.runDir().resolve(rel), r.stdout());
+        AtomicFile.writeCreatingParents(journal.runDir().resolve(rel), r.stdout());
         journal.evidence(rel, moment, at, "npu-smi info");
         journal.save();
         return true;
