@@ -1,8 +1,10 @@
 package io.hbmledger.collect;
 
-import io.hbmledger.run.AtomicFile;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
+import io.hbmledger.evidence.npusmi.NpuSmiProcess;
 import io.hbmledger.evidence.vllmlog.VllmLogReader;
+import io.hbmledger.run.AtomicFile;
 import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -354,9 +356,9 @@ public final class Collector {
                     : "exited " + r.exitCode() + ": " + r.stderrText().strip()) + "; cannot check that the devices are idle");
         }
         List<String> busy = new ArrayList<>();
-        for (NpuSmiTable.DeviceProcess p : NpuSmiTable.processes(r.stdoutText())) {
+        for (NpuSmiProcess p : NpuSmiInfoParser.processes(r.stdoutText())) {
             if (devices.contains(p.device())) {
-                busy.add("device " + p.device() + ": pid " + p.pid() + " " + p.name() + " (" + p.memoryMb() + " MB)");
+                busy.add("device " + p.device() + ": pid " + p.pid() + " " + p.name() + " (" + p.memoryMib() + " MB)");
             }
         }
         if (!busy.isEmpty()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,9 +18,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kills a real {@code hbm-ledger collect} process (its own JVM) at each phase, with SIGINT (Ctrl-C)
@@ -135,7 +136,7 @@ class CollectInterruptTest {
         assertThat(fake.nothingAlive()).as("execution process groups gone").isTrue();
         assertThat(leftovers()).as("no process mentions the test directory").isEmpty();
         CommandResult smi = fake.host().run(List.of("npu-smi", "info"), Map.of("FAKE_NPU_SMI_SLEEP", "0"), java.time.Duration.ofSeconds(20));
-        assertThat(NpuSmiTable.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
+        assertThat(NpuSmiInfoParser.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
     }
 
     Process startCollector(Path run, List<String> args) throws IOException {
