@@ -43,6 +43,10 @@ final class ResumeCollection {
                 throw new CollectException(runDir + "/run.json names no execution_id; only runs made by collect can be resumed");
             }
             c.journal(journal);
+            if ("incomplete".equals(journal.manifest().status())) {
+                c.out.println("run " + runDir + ": no server was started, nothing to resume; it stays incomplete");
+                return Collector.Outcome.INCOMPLETE;
+            }
             lockAgainstARunningCollector(journal.manifest().deployment().devices(), journal);
             try {
                 journal.reason("the collection stopped in phase " + journal.manifest().phase() + ", before a server was started:"
@@ -63,9 +67,12 @@ final class ResumeCollection {
             boolean export = rec.msprofOutput() != null && (!journaled || missing.contains("export"));
             boolean copyAgain = export || !journaled || missing.contains("copy");
             boolean staticAgain = rec.model() != null && (journaled ? missing.contains("static") : !hasStaticEvidence(journal));
-            if (journaled && measuring.isEmpty() && !export && !copyAgain && !staticAgain && !missing.contains("stop")) {
-                c.out.println("run " + runDir + ": every phase is done (status " + journal.manifest().status() + "); nothing to redo");
-                return "complete".equals(journal.manifest().status()) ? Collector.Outcome.COMPLETE : Collector.Outcome.INCOMPLETE;
+            boolean ended = "incomplete".equals(journal.manifest().status());
+            if (journaled && ended && !export && !copyAgain && !staticAgain && !missing.contains("stop")) {
+                // measuring phases still missing were named by the resume that ended it
+                c.out.println("run " + runDir + ": nothing left that resume can redo; it stays incomplete:");
+                journal.manifest().incompleteReasons().forEach(r -> c.out.println("  - " + r));
+                return Collector.Outcome.INCOMPLETE;
             }
             journal.mode("resume");
             journal.status("running");
