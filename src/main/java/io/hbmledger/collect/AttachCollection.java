@@ -20,13 +20,9 @@ final class AttachCollection {
     }
 
     private final Collection c;
-    private final CopyPhases copy;
-    private final RunEnding ending;
 
     AttachCollection(Collection c) {
         this.c = c;
-        this.copy = new CopyPhases(c);
-        this.ending = new RunEnding(c);
     }
 
     Collector.Outcome run(Path runDir, String executionId) throws IOException {
@@ -43,34 +39,32 @@ final class AttachCollection {
         c.measured.record(rec);
         journal.executionId(rec.id());
         describe(journal, rec);
-        try {
-            c.phase("preflight");
-            if (!c.executions.alive(rec)) {
-                throw new Collection.Refusal("execution " + rec.id() + " is not running (state " + rec.state() + "); start it with"
-                        + " 'hbm-ledger exec start' or use 'collect --resume' on a run that measured it");
-            }
-            new Preflight(c).check(rec.devices(), runId, false);
-            ServerClient client = ready(rec);
-            journal.reason("attached to a running execution: no idle baseline was taken by this run");
-            c.done("preflight");
-            c.phase("ready");
-            new LoadPhases(c, new Sampler(c)).run(client);
-            c.phase("copy");
-            copy.copyRuntime();
-            c.done("copy");
-            if (rec.msprofOutput() != null) {
-                journal.reason("msprof export pending: stop the execution ('hbm-ledger exec stop " + rec.id()
-                        + "'), then run 'hbm-ledger collect --resume " + runDir + "'");
-            } else {
-                journal.reason("execution " + rec.id() + " runs without the msprof wrapper: no hardware-memory evidence");
-            }
-            copy.staticFiles(rec.model(), null);
-            return ending.finish();
-        } catch (RuntimeException | IOException e) {
-            return ending.failed(e);
-        } finally {
-            c.releaseLocks();
+        return c.ending.guarded(() -> phases(journal, rec, runDir, runId));
+    }
+
+    private Collector.Outcome phases(RunJournal journal, ExecutionRecord rec, Path runDir, String runId) throws IOException {
+        c.phase("preflight");
+        if (!c.executions.alive(rec)) {
+            throw new Collection.Refusal("execution " + rec.id() + " is not running (state " + rec.state() + "); start it with"
+                    + " 'hbm-ledger exec start' or use 'collect --resume' on a run that measured it");
         }
+        new Preflight(c).check(rec.devices(), runId, false);
+        ServerClient client = ready(rec);
+        journal.reason("attached to a running execution: no idle baseline was taken by this run");
+        c.done("preflight");
+        c.phase("ready");
+        new LoadPhases(c, new Sampler(c)).run(client);
+        c.phase("copy");
+        c.copy.copyRuntime();
+        c.done("copy");
+        if (rec.msprofOutput() != null) {
+            journal.reason("msprof export pending: stop the execution ('hbm-ledger exec stop " + rec.id()
+                    + "'), then run 'hbm-ledger collect --resume " + runDir + "'");
+        } else {
+            journal.reason("execution " + rec.id() + " runs without the msprof wrapper: no hardware-memory evidence");
+        }
+        c.copy.staticFiles(rec.model(), null);
+        return c.ending.finish();
     }
 
     /** A client of the server once /health and /v1/models both answer; a refusal with what to do otherwise. */

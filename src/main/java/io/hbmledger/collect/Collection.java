@@ -18,6 +18,9 @@ final class Collection {
     final PrintStream out;
     final NpuSmi npuSmi;
     final MeasuredExecution measured;
+    /** The phases every mode ends with, and how a run ends. */
+    final CopyPhases copy;
+    final RunEnding ending;
 
     private volatile RunJournal journal;
     private volatile Redactor redactor = new Redactor();
@@ -33,6 +36,8 @@ final class Collection {
         this.out = out;
         this.npuSmi = new NpuSmi(host, settings.npuSmiTimeout());
         this.measured = new MeasuredExecution(this);
+        this.copy = new CopyPhases(this);
+        this.ending = new RunEnding(this);
     }
 
     RunJournal journal() {

@@ -19,13 +19,9 @@ final class ResumeCollection {
     private static final Set<String> MEASURING = Set.of("preflight", "baseline", "start", "ready", "load", "after");
 
     private final Collection c;
-    private final CopyPhases copy;
-    private final RunEnding ending;
 
     ResumeCollection(Collection c) {
         this.c = c;
-        this.copy = new CopyPhases(c);
-        this.ending = new RunEnding(c);
     }
 
     Collector.Outcome run(Path runDir, String expectedExecutionId) throws IOException {
@@ -51,7 +47,7 @@ final class ResumeCollection {
             try {
                 journal.reason("the collection stopped in phase " + journal.manifest().phase() + ", before a server was started:"
                         + " nothing to resume; collect again with a new --out");
-                return ending.finish();
+                return c.ending.finish();
             } finally {
                 c.releaseLocks();
             }
@@ -61,40 +57,39 @@ final class ResumeCollection {
         c.measured.record(rec);
         c.redactor(rec.redactor());
         lockAgainstARunningCollector(rec.devices(), journal);
-        try {
-            List<String> missing = journaled ? journal.phasesMissing() : List.of();
-            List<String> measuring = missing.stream().filter(MEASURING::contains).toList();
-            boolean export = rec.msprofOutput() != null && (!journaled || missing.contains("export"));
-            boolean copyAgain = export || !journaled || missing.contains("copy");
-            boolean staticAgain = rec.model() != null && (journaled ? missing.contains("static") : !hasStaticEvidence(journal));
-            boolean ended = "incomplete".equals(journal.manifest().status());
-            if (journaled && ended && !export && !copyAgain && !staticAgain && !missing.contains("stop")) {
-                // measuring phases still missing were named by the resume that ended it
-                c.out.println("run " + runDir + ": nothing left that resume can redo; it stays incomplete:");
-                journal.manifest().incompleteReasons().forEach(r -> c.out.println("  - " + r));
-                return Collector.Outcome.INCOMPLETE;
-            }
-            journal.mode("resume");
-            journal.status("running");
-            journal.replaceReasons(keptReasons(journal.manifest().incompleteReasons(), export, copyAgain, staticAgain));
-            for (String p : measuring) {
-                journal.reason("phase " + p + " was not finished before the collection stopped: what it measures cannot be taken"
-                        + " again once the execution stopped; collect a new run for it");
-            }
-            journal.moment("stop", rec.stopped() != null ? rec.stopped() : RunJournal.now());
-            c.done("stop");
-            if (export || copyAgain) {
-                copy.exportAndCopy(export);
-            }
-            if (staticAgain) {
-                copy.staticFiles(rec.model(), null);
-            }
-            return ending.finish();
-        } catch (RuntimeException | IOException e) {
-            return ending.failed(e);
-        } finally {
-            c.releaseLocks();
+        return c.ending.guarded(() -> redo(runDir, journal, rec));
+    }
+
+    private Collector.Outcome redo(Path runDir, RunJournal journal, ExecutionRecord rec) throws IOException {
+        boolean journaled = !journal.phasesPlanned().isEmpty();
+        List<String> missing = journaled ? journal.phasesMissing() : List.of();
+        List<String> measuring = missing.stream().filter(MEASURING::contains).toList();
+        boolean export = rec.msprofOutput() != null && (!journaled || missing.contains("export"));
+        boolean copyAgain = export || !journaled || missing.contains("copy");
+        boolean staticAgain = rec.model() != null && (journaled ? missing.contains("static") : !hasStaticEvidence(journal));
+        boolean ended = "incomplete".equals(journal.manifest().status());
+        if (journaled && ended && !export && !copyAgain && !staticAgain && !missing.contains("stop")) {
+            // measuring phases still missing were named by the resume that ended it
+            c.out.println("run " + runDir + ": nothing left that resume can redo; it stays incomplete:");
+            journal.manifest().incompleteReasons().forEach(r -> c.out.println("  - " + r));
+            return Collector.Outcome.INCOMPLETE;
         }
+        journal.mode("resume");
+        journal.status("running");
+        journal.replaceReasons(keptReasons(journal.manifest().incompleteReasons(), export, copyAgain, staticAgain));
+        for (String p : measuring) {
+            journal.reason("phase " + p + " was not finished before the collection stopped: what it measures cannot be taken"
+                    + " again once the execution stopped; collect a new run for it");
+        }
+        journal.moment("stop", rec.stopped() != null ? rec.stopped() : RunJournal.now());
+        c.done("stop");
+        if (export || copyAgain) {
+            c.copy.exportAndCopy(export);
+        }
+        if (staticAgain) {
+            c.copy.staticFiles(rec.model(), null);
+        }
+        return c.ending.finish();
     }
 
     /** The execution the run measured, once it no longer runs; refuses another id, host or one still running. */

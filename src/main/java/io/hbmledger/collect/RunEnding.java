@@ -16,6 +16,22 @@ final class RunEnding {
         this.c = c;
     }
 
+    /** The phases of one mode, from the first to {@link #finish}. */
+    interface Phases {
+        Collector.Outcome run() throws IOException;
+    }
+
+    /** Runs a mode's phases: an exception ends the run as {@link #failed}; the device locks are released on every way out. */
+    Collector.Outcome guarded(Phases phases) throws IOException {
+        try {
+            return phases.run();
+        } catch (RuntimeException | IOException e) {
+            return failed(e);
+        } finally {
+            c.releaseLocks();
+        }
+    }
+
     /** Complete when no reason was recorded; prints the reasons otherwise. */
     Collector.Outcome finish() throws IOException {
         RunJournal journal = c.journal();
@@ -66,7 +82,7 @@ final class RunEnding {
     }
 
     /** A server that exited while starting: its log's last error lines in run.json, the log kept as evidence. */
-    Collector.Outcome failedStart(CollectException e, CopyPhases copy) throws IOException {
+    Collector.Outcome failedStart(CollectException e) throws IOException {
         RunJournal journal = c.journal();
         ExecutionRecord execution = c.measured.record();
         c.out.println("hbm-ledger collect: " + c.redactor().text(e.getMessage()));
@@ -83,7 +99,7 @@ final class RunEnding {
         }
         c.measured.exited();
         execution = c.measured.record();
-        copy.copyRuntime();
+        c.copy.copyRuntime();
         // a start that died holds the evidence of the failure; "oom" only when it says out of memory
         Path copied = journal.runDir().resolve("execution").resolve(execution.log());
         String saved = Files.exists(copied) ? Files.readString(copied, StandardCharsets.UTF_8) : log;

@@ -21,14 +21,10 @@ final class StandaloneCollection {
 
     private final Collection c;
     private final Sampler sampler;
-    private final CopyPhases copy;
-    private final RunEnding ending;
 
     StandaloneCollection(Collection c) {
         this.c = c;
         this.sampler = new Sampler(c);
-        this.copy = new CopyPhases(c);
-        this.ending = new RunEnding(c);
     }
 
     Collector.Outcome run(Path runDir, ExecutionSpec spec) throws IOException {
@@ -43,49 +39,47 @@ final class StandaloneCollection {
         c.redactor(redactor);
         String apiKey = c.settings.apiKey() != null ? c.settings.apiKey() : spec.apiKey();
         describe(journal, spec);
-        try {
-            c.phase("preflight");
-            new Preflight(c).check(spec.devices(), runId, true);
-            if (c.settings.msprofHz() != null && !c.host.hasCommand("msprof")) {
-                throw new Collection.Refusal("msprof is not on PATH of " + c.host.name() + "; source the CANN set_env.sh, or pass"
-                        + " --no-msprof to collect without msprof (the run will be incomplete)");
-            }
-            if (!c.host.portFree(spec.port())) {
-                throw new Collection.Refusal("port " + spec.port() + " on " + c.host.name()
-                        + " is already in use; stop what listens there or pass --port");
-            }
-            c.done("preflight");
+        return c.ending.guarded(() -> phases(journal, spec, runId, apiKey));
+    }
 
-            c.phase("baseline");
-            journal.moment("baseline", RunJournal.now());
-            sampler.samples("baseline", c.settings.baselineSamples());
-            c.done("baseline");
-
-            c.phase("start");
-            start(journal, spec, runId);
-            c.done("start");
-
-            c.phase("ready");
-            ServerClient client = new ServerClient(c.host.reach(spec.port()), apiKey);
-            try {
-                c.measured.ready(c.executions.awaitReady(c.measured.record(), client, c.settings.readyTimeout(),
-                        "pass the key with --api-key-env VAR, or keep --api-key in the command"));
-            } catch (CollectException e) {
-                return ending.failedStart(e, copy);
-            }
-            new LoadPhases(c, sampler).run(client);
-
-            c.phase("stop");
-            c.measured.stop();
-            c.done("stop");
-            copy.exportAndCopy(c.measured.record().msprofOutput() != null);
-            copy.staticFiles(spec.model(), spec.workDir());
-            return ending.finish();
-        } catch (RuntimeException | IOException e) {
-            return ending.failed(e);
-        } finally {
-            c.releaseLocks();
+    private Collector.Outcome phases(RunJournal journal, ExecutionSpec spec, String runId, String apiKey) throws IOException {
+        c.phase("preflight");
+        new Preflight(c).check(spec.devices(), runId, true);
+        if (c.settings.msprofHz() != null && !c.host.hasCommand("msprof")) {
+            throw new Collection.Refusal("msprof is not on PATH of " + c.host.name() + "; source the CANN set_env.sh, or pass"
+                    + " --no-msprof to collect without msprof (the run will be incomplete)");
         }
+        if (!c.host.portFree(spec.port())) {
+            throw new Collection.Refusal("port " + spec.port() + " on " + c.host.name()
+                    + " is already in use; stop what listens there or pass --port");
+        }
+        c.done("preflight");
+
+        c.phase("baseline");
+        journal.moment("baseline", RunJournal.now());
+        sampler.samples("baseline", c.settings.baselineSamples());
+        c.done("baseline");
+
+        c.phase("start");
+        start(journal, spec, runId);
+        c.done("start");
+
+        c.phase("ready");
+        ServerClient client = new ServerClient(c.host.reach(spec.port()), apiKey);
+        try {
+            c.measured.ready(c.executions.awaitReady(c.measured.record(), client, c.settings.readyTimeout(),
+                    "pass the key with --api-key-env VAR, or keep --api-key in the command"));
+        } catch (CollectException e) {
+            return c.ending.failedStart(e);
+        }
+        new LoadPhases(c, sampler).run(client);
+
+        c.phase("stop");
+        c.measured.stop();
+        c.done("stop");
+        c.copy.exportAndCopy(c.measured.record().msprofOutput() != null);
+        c.copy.staticFiles(spec.model(), spec.workDir());
+        return c.ending.finish();
     }
 
     private void start(RunJournal journal, ExecutionSpec spec, String runId) throws IOException {
