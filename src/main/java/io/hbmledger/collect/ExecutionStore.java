@@ -1,5 +1,6 @@
 package io.hbmledger.collect;
 
+import io.hbmledger.run.AtomicFile;
 import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -102,7 +103,7 @@ public final class ExecutionStore {
     }
 
     public void save(ExecutionRecord rec) throws IOException {
-        AtomicFiles.write(dir(rec.id()).resolve(ExecutionRecord.FILE), Json.MAPPER.writeValueAsBytes(rec));
+        AtomicFile.writeCreatingParents(dir(rec.id()).resolve(ExecutionRecord.FILE), Json.MAPPER.writeValueAsBytes(rec));
     }
 
     public Optional<ExecutionRecord> find(String id) throws IOException {

@@ -1,5 +1,7 @@
 package io.hbmledger.collect;
 
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
+import io.hbmledger.evidence.npusmi.NpuSmiProcess;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -196,8 +198,8 @@ public final class Executions {
         while (true) {
             CommandResult r = npuSmi.info();
             if (r.ok()) {
-                List<Long> held = NpuSmiTable.processes(r.stdoutText()).stream()
-                        .map(NpuSmiTable.DeviceProcess::pid).filter(pids::contains).toList();
+                List<Long> held = NpuSmiInfoParser.processes(r.stdoutText()).stream()
+                        .map(NpuSmiProcess::pid).filter(pids::contains).toList();
                 if (held.isEmpty()) {
                     detail.append("; npu-smi lists none of its processes");
                     return true;

@@ -3,6 +3,7 @@ package io.hbmledger.collect;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hbmledger.run.AtomicFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -47,7 +48,7 @@ final class ModelFiles {
                 .filter(f -> Path.of(f).getFileName().toString().equals("config.json")).findFirst().orElse(null);
         if (config != null) {
             byte[] bytes = host.head(config, 16L * 1024 * 1024);
-            AtomicFiles.write(runDir.resolve("model/config.json"), bytes);
+            AtomicFile.writeCreatingParents(runDir.resolve("model/config.json"), bytes);
             journal.evidence("model/config.json", "static", taken, "copy of " + redactor.text(config));
             listed.add("model/config.json");
             try {
@@ -86,7 +87,7 @@ final class ModelFiles {
                 continue;
             }
             byte[] header = Arrays.copyOfRange(all, 8, (int) (8 + n));
-            AtomicFiles.write(runDir.resolve("model/safetensors-headers/" + name + ".header.json"), header);
+            AtomicFile.writeCreatingParents(runDir.resolve("model/safetensors-headers/" + name + ".header.json"), header);
             JsonNode h;
             try {
                 h = Json.MAPPER.readTree(header);
@@ -132,7 +133,7 @@ final class ModelFiles {
             }
         }
         if (files.size() > 0 || lfs.size() > 0 || manifest.has("index")) {
-            AtomicFiles.write(runDir.resolve("model/weights-manifest.json"), Json.MAPPER.writeValueAsBytes(manifest));
+            AtomicFile.writeCreatingParents(runDir.resolve("model/weights-manifest.json"), Json.MAPPER.writeValueAsBytes(manifest));
             journal.evidence("model/weights-manifest.json", "static", taken, "safetensors headers of " + files.size()
                     + " file(s) in " + MANIFEST_SCHEMA + " format (no weights copied; raw headers in model/safetensors-headers/)");
             listed.add("model/weights-manifest.json");

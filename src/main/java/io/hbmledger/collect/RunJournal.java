@@ -229,6 +229,51 @@ public final class RunJournal {
                 m.source(), m.created(), m.updated(), m.deployment(), m.moments(), m.evidence(), extra);
     }
 
+    /** Top-level run.json field: the phases this run must have done to be complete, in order. */
+    static final String PLANNED = "phases_planned";
+    /** Top-level run.json field: the phases done, in the order they finished; it only grows. */
+    static final String DONE = "phases_done";
+
+    /** Records the phases this run's mode must finish before it can be complete. */
+    public synchronized void plan(List<String> phases) {
+        extra(PLANNED, List.copyOf(phases));
+    }
+
+    /**
+     * Records that a phase finished, its files on disk and named: the journal only moves forward,
+     * so a phase once done is never taken back and resume never redoes it.
+     */
+    public synchronized void done(String phase) {
+        List<String> done = new ArrayList<>(phasesDone());
+        if (!done.contains(phase)) {
+            done.add(phase);
+            extra(DONE, List.copyOf(done));
+        }
+    }
+
+    /** The phases done so far, in order; empty for a run written before phases were recorded. */
+    public synchronized List<String> phasesDone() {
+        return strings(m.extra().get(DONE));
+    }
+
+    /** The phases planned, or empty for a run written before phases were recorded (or by hand). */
+    public synchronized List<String> phasesPlanned() {
+        return strings(m.extra().get(PLANNED));
+    }
+
+    /** The planned phases not done yet, in plan order. */
+    public synchronized List<String> phasesMissing() {
+        List<String> done = phasesDone();
+        return phasesPlanned().stream().filter(p -> !done.contains(p)).toList();
+    }
+
+    private static List<String> strings(Object value) {
+        if (!(value instanceof List<?> list)) {
+            return List.of();
+        }
+        return list.stream().filter(String.class::isInstance).map(String.class::cast).toList();
+    }
+
     public synchronized void reason(String reason) {
         if (!m.incompleteReasons().contains(reason)) {
             List<String> r = new ArrayList<>(m.incompleteReasons());

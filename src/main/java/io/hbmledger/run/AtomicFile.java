@@ -15,6 +15,14 @@ import java.nio.file.attribute.PosixFilePermissions;
  * part: the bytes go to a temporary file in the same directory, are forced to disk, and the
  * temporary file is renamed over the target with {@code ATOMIC_MOVE}. The directory is then
  * forced too, so the rename itself survives a crash (Linux; ignored where unsupported).
+ *
+ * <p>The one atomic writer of the project (run.json, report.json, evidence copied by collect,
+ * execution records). A new file is {@code rw-r--r--}: a run is meant to be read by others and
+ * secrets are masked before they are written. A replaced file keeps its permissions, so evidence
+ * rewritten in place (a log with a secret masked) keeps the mode it came with. No rename that is
+ * not atomic is ever tried: a reader must never see half a file. {@link #write} makes no
+ * directory (a report beside a missing run directory is an error to report);
+ * {@link #writeCreatingParents} does, for the sub-directories of a run that collect fills.
  */
 public final class AtomicFile {
 
@@ -35,6 +43,20 @@ public final class AtomicFile {
         }
     }
 
+    /**
+     * {@link #write}, first making the missing parent directories of {@code target}.
+     *
+     * @throws java.nio.file.FileSystemException as {@link #write}, naming {@code target}
+     */
+    public static void writeCreatingParents(Path target, byte[] content) throws IOException {
+        try {
+            Files.createDirectories(target.toAbsolutePath().getParent());
+        } catch (IOException e) {
+            throw FileProblem.about(target, e);
+        }
+        write(target, content);
+    }
+
     private static void replace(Path target, byte[] content) throws IOException {
         Path abs = target.toAbsolutePath();
         Path dir = abs.getParent();
@@ -51,7 +73,8 @@ public final class AtomicFile {
             }
             if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
                 // createTempFile makes the file owner-only; a run file is meant to be shared.
-                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
+                Files.setPosixFilePermissions(tmp, Files.isRegularFile(abs)
+                        ? Files.getPosixFilePermissions(abs) : PosixFilePermissions.fromString("rw-r--r--"));
             }
             // On POSIX, rename(2) replaces an existing target atomically.
             Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);

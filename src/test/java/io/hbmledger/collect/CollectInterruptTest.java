@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,9 +18,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kills a real {@code hbm-ledger collect} process (its own JVM) at each phase, with SIGINT (Ctrl-C)
@@ -135,7 +136,72 @@ class CollectInterruptTest {
         assertThat(fake.nothingAlive()).as("execution process groups gone").isTrue();
         assertThat(leftovers()).as("no process mentions the test directory").isEmpty();
         CommandResult smi = fake.host().run(List.of("npu-smi", "info"), Map.of("FAKE_NPU_SMI_SLEEP", "0"), java.time.Duration.ofSeconds(20));
-        assertThat(NpuSmiTable.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
+        assertThat(NpuSmiInfoParser.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
+    }
+
+    /**
+     * issue 14: a collector killed (SIGKILL, no hook runs) left status running; resume then said
+     * complete with no ready / load / after samples, and a second resume exported again. Now resume
+     * redoes only what the journal does not record done, is complete only when every planned phase
+     * is, loses no evidence file named before the kill, and a second resume changes nothing.
+     */
+    @ParameterizedTest(name = "SIGKILL during {0}, then resume")
+    @CsvSource({"baseline,INCOMPLETE", "ready,INCOMPLETE", "load,INCOMPLETE", "after,INCOMPLETE", "stop,COMPLETE",
+        "export,COMPLETE"})
+    void resumeAfterSigkillNeverCompletesWithAPhaseMissing(String phase, Collector.Outcome expected) throws Exception {
+        Path model = tmp.resolve("model");
+        Files.createDirectories(model);
+        Files.writeString(model.resolve("config.json"), "{\"hidden_size\": 8}\n");
+        Path run = tmp.resolve("run");
+        List<String> args = new ArrayList<>(List.of("--devices", "0", "--port", Integer.toString(FakeAscend.freePort())));
+        args.addAll(slowAt(phase));
+        args.addAll(List.of("--", "vllm", "serve", model.toString()));
+        collector = startCollector(run, args);
+        waitForPhase(run, phase);
+        Thread.sleep(300);
+        new ProcessBuilder("kill", "-KILL", Long.toString(collector.pid())).start().waitFor();
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        while (!fake.nothingAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        io.hbmledger.run.RunManifest killed = io.hbmledger.run.RunDirectory.open(run).manifest();
+        assertThat(killed.status()).isEqualTo("running");
+        Map<String, byte[]> before = new LinkedHashMap<>();
+        for (io.hbmledger.run.RunManifest.EvidenceEntry e : killed.evidence()) {
+            before.put(e.file(), Files.readAllBytes(run.resolve(e.file())));
+        }
+        fake.env.remove("FAKE_MSPROF_EXPORT_HANG");
+        fake.env.remove("FAKE_NPU_SMI_SLEEP");
+
+        Collector.Outcome o = fake.collector(FakeAscend.fast()).resume(run, null);
+
+        io.hbmledger.run.RunManifest m = io.hbmledger.run.RunDirectory.open(run).manifest();
+        assertThat(o).as(fake.output() + m.incompleteReasons()).isEqualTo(expected);
+        assertThat(m.status()).isEqualTo(expected == Collector.Outcome.COMPLETE ? "complete" : "incomplete");
+        List<String> planned = RunJournal.load(run).phasesPlanned();
+        List<String> done = RunJournal.load(run).phasesDone();
+        if (expected == Collector.Outcome.COMPLETE) {
+            assertThat(done).containsExactlyInAnyOrderElementsOf(planned);
+            assertThat(m.evidence().stream().map(io.hbmledger.run.RunManifest.EvidenceEntry::file))
+                    .contains("execution/msprof/PROF_000001_fake/device_0/summary/npu_mem_device_0.csv", "model/config.json");
+        } else if (phase.equals("baseline")) {
+            assertThat(m.incompleteReasons()).anyMatch(r -> r.contains("stopped in phase baseline, before a server was started"));
+        } else {
+            assertThat(done).doesNotContain(phase);
+            assertThat(m.incompleteReasons()).anyMatch(r -> r.startsWith("phase " + phase + " was not finished"));
+        }
+        // no evidence lost: every file named before the kill is still named, byte for byte
+        for (Map.Entry<String, byte[]> e : before.entrySet()) {
+            assertThat(m.evidence()).anyMatch(x -> x.file().equals(e.getKey()));
+            assertThat(Files.readAllBytes(run.resolve(e.getKey()))).as(e.getKey()).isEqualTo(e.getValue());
+        }
+
+        // a second resume redoes nothing: run.json unchanged, no second export
+        byte[] json = Files.readAllBytes(run.resolve("run.json"));
+        Collector.Outcome again = fake.collector(FakeAscend.fast()).resume(run, null);
+        assertThat(again).isEqualTo(expected);
+        assertThat(Files.readAllBytes(run.resolve("run.json"))).isEqualTo(json);
     }
 
     Process startCollector(Path run, List<String> args) throws IOException {

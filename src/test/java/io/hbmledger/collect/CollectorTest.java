@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
+import io.hbmledger.evidence.npusmi.NpuSmiProcess;
 import io.hbmledger.run.RunDirectory;
-import io.hbmledger.run.RunManifest;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
+import io.hbmledger.run.RunManifest;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -107,9 +109,9 @@ class CollectorTest {
 
         // raw evidence kept byte for byte: baseline shows the idle devices, ready shows the server's worker
         String baseline = Files.readString(run.resolve("npu-smi/baseline-001.txt"));
-        assertThat(NpuSmiTable.processes(baseline)).isEmpty();
-        List<NpuSmiTable.DeviceProcess> ready = NpuSmiTable.processes(Files.readString(run.resolve("npu-smi/ready-001.txt")));
-        assertThat(ready).extracting(NpuSmiTable.DeviceProcess::device).containsExactlyInAnyOrder(0, 1);
+        assertThat(NpuSmiInfoParser.processes(baseline)).isEmpty();
+        List<NpuSmiProcess> ready = NpuSmiInfoParser.processes(Files.readString(run.resolve("npu-smi/ready-001.txt")));
+        assertThat(ready).extracting(NpuSmiProcess::device).containsExactlyInAnyOrder(0, 1);
         assertThat(m.deployment().serverPids()).contains(ready.get(0).pid());
         // header saved exactly; the 8 weight bytes are not
         assertThat(Files.readString(run.resolve("model/safetensors-headers/model.safetensors.header.json")))

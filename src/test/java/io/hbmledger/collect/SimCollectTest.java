@@ -2,9 +2,11 @@ package io.hbmledger.collect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
+import io.hbmledger.evidence.npusmi.NpuSmiProcess;
 import io.hbmledger.run.RunDirectory;
-import io.hbmledger.run.RunManifest;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
+import io.hbmledger.run.RunManifest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,9 +101,9 @@ class SimCollectTest {
         assertThat(m.deployment().tp()).isEqualTo(2);
         assertThat(m.deployment().devices()).containsExactly(2, 3);
         // the simulated npu-smi: idle at baseline, the server's memory on NPUs 2 and 3 once ready
-        assertThat(NpuSmiTable.processes(Files.readString(run.resolve("npu-smi/baseline-001.txt")))).isEmpty();
-        assertThat(NpuSmiTable.processes(Files.readString(run.resolve("npu-smi/ready-001.txt"))))
-                .extracting(NpuSmiTable.DeviceProcess::device).contains(2, 3).doesNotContain(0, 1);
+        assertThat(NpuSmiInfoParser.processes(Files.readString(run.resolve("npu-smi/baseline-001.txt")))).isEmpty();
+        assertThat(NpuSmiInfoParser.processes(Files.readString(run.resolve("npu-smi/ready-001.txt"))))
+                .extracting(NpuSmiProcess::device).contains(2, 3).doesNotContain(0, 1);
         // DEBUG level reached the server: V1's memory split is in the copied log
         String log = Files.readString(run.resolve("execution/server.log"));
         assertThat(log).contains("Memory profiling takes", "Available KV cache memory");

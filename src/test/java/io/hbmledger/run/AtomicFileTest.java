@@ -8,10 +8,14 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A failed atomic write names the file the caller meant and why, never only its temporary file. */
+/**
+ * The project's one atomic writer: a failed write names the file the caller meant and why, never only its
+ * temporary file; a new file is readable by others, a replaced one keeps its mode.
+ */
 class AtomicFileTest {
 
     @TempDir
@@ -55,5 +59,31 @@ class AtomicFileTest {
         // told about the target: the temporary file's name is dropped, the reason kept
         FileSystemException about = FileProblem.about(Path.of("/ro/report.json"), new AccessDeniedException("/ro/.report.json.1.tmp"));
         assertThat(about.getMessage()).isEqualTo("/ro/report.json: permission denied");
+    }
+
+    @Test
+    void aNewFileIsWorldReadableAndAReplacedOneKeepsItsMode() throws Exception {
+        Path fresh = tmp.resolve("run.json");
+        AtomicFile.write(fresh, "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh))).isEqualTo("rw-r--r--");
+
+        // a copied log rewritten with a secret masked: same mode as it came, new content
+        Path log = Files.writeString(tmp.resolve("server.log"), "key sk-1");
+        Files.setPosixFilePermissions(log, PosixFilePermissions.fromString("rw-------"));
+        AtomicFile.write(log, "key ***".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(Files.readString(log)).isEqualTo("key ***");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(log))).isEqualTo("rw-------");
+    }
+
+    @Test
+    void writeMakesNoDirectoryButWriteCreatingParentsDoes() throws Exception {
+        Path deep = tmp.resolve("npu-smi/baseline-001.txt");
+        assertThatThrownBy(() -> AtomicFile.write(deep, new byte[] {1})).isInstanceOf(FileSystemException.class)
+                .hasMessage(deep + ": no such file or directory");
+        AtomicFile.writeCreatingParents(deep, new byte[] {7, 0, 7});
+        assertThat(Files.readAllBytes(deep)).containsExactly(7, 0, 7);
+        try (var left = Files.list(deep.getParent())) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("no temporary file left").containsExactly("baseline-001.txt");
+        }
     }
 }

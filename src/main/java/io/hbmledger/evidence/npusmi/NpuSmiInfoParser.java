@@ -57,6 +57,7 @@ public final class NpuSmiInfoParser {
     private final List<Observation> out = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     private final Map<String, Integer> deviceIds = new HashMap<>();
+    private final List<NpuSmiProcess> processes = new ArrayList<>();
 
     private Mode mode = Mode.NONE;
     private final List<Row> chipHeader = new ArrayList<>();
@@ -74,17 +75,32 @@ public final class NpuSmiInfoParser {
     }
 
     /**
+     * The process rows of {@code npu-smi info} text, with the logical device each one is on; empty
+     * when the table shows "No running processes found" for every NPU. Rows the parser cannot read
+     * (see the warnings of {@link #parse(String)}) are left out.
+     */
+    public static List<NpuSmiProcess> processes(String text) {
+        NpuSmiInfoParser p = run(SmiLines.lines(text));
+        return List.copyOf(p.processes);
+    }
+
+    /**
      * Parses {@code npu-smi info} output given as lines; index i is line i+1.
      *
      * @return observations in line order and warnings naming lines; never null
      */
     public static SmiParse parse(List<String> lines) {
+        NpuSmiInfoParser p = run(lines);
+        return new SmiParse(p.out, p.warnings);
+    }
+
+    private static NpuSmiInfoParser run(List<String> lines) {
         NpuSmiInfoParser p = new NpuSmiInfoParser();
         for (int i = 0; i < lines.size(); i++) {
             p.accept(i + 1, SmiLines.clean(lines.get(i)));
         }
         p.endOfTable();
-        return new SmiParse(p.out, p.warnings);
+        return p;
     }
 
     private void accept(int line, String s) {
@@ -427,13 +443,18 @@ public final class NpuSmiInfoParser {
         if (mem == null) {
             return;
         }
-        Context.Builder at = Context.builder().device(device).deviceId(deviceIds.get(device));
-        if (pidText != null && PID.matcher(pidText).matches()) {
-            at.pid(Long.valueOf(pidText));
+        Integer deviceId = deviceIds.get(device);
+        Context.Builder at = Context.builder().device(device).deviceId(deviceId);
+        Long pid = pidText != null && PID.matcher(pidText).matches() ? Long.valueOf(pidText) : null;
+        String name = nameCell >= 0 ? row.cell(nameCell) : null;
+        int npu = Integer.parseInt(ids.get(0));
+        processes.add(new NpuSmiProcess(npu, Integer.parseInt(ids.get(1)), deviceId != null ? deviceId : npu, pid,
+                name == null ? "" : name.strip(), mem * unit));
+        if (pid != null) {
+            at.pid(pid);
         } else {
             warnings.add("line " + line + ": " + device + ": process id " + Quote.of(pidText) + " is not a number; pid left absent");
         }
-        String name = nameCell >= 0 ? row.cell(nameCell) : null;
         if (name != null && !name.isBlank()) {
             at.processName(name);
         }
