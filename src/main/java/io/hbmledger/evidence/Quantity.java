@@ -48,6 +48,31 @@ public enum Quantity {
     OOM_ALLOCATED("oom_allocated"),
     OOM_FREE("oom_free"),
     OOM_RESERVED("oom_reserved"),
+    // vLLM refusals and KV sizing (readme-vllmlog.md, vllm-budget.md)
+    KV_CACHE_NEEDED("kv_cache_needed"),
+    ESTIMATED_MAX_MODEL_LEN("estimated_max_model_len"),
+    NON_KV_CACHE_MEMORY("non_kv_cache_memory"),
+    INITIAL_MEMORY_USAGE("initial_memory_usage"),
+    MEMORY_USAGE_POST_PROFILE("memory_usage_post_profile"),
+    /** a refusal or error for lack of memory: value 1, text = the phrase, component = the phase. */
+    MEMORY_FAILURE("memory_failure"),
+    // vLLM deployment, from the start command, the args and engine config records
+    /** value 1, text = the model as written */
+    MODEL("model"),
+    TENSOR_PARALLEL_SIZE("tensor_parallel_size"),
+    PIPELINE_PARALLEL_SIZE("pipeline_parallel_size"),
+    DATA_PARALLEL_SIZE("data_parallel_size"),
+    MAX_MODEL_LEN("max_model_len"),
+    /** 1 or 0 */
+    ENFORCE_EAGER("enforce_eager"),
+    /** bytes per KV element of the named dtype (a value), text = the dtype */
+    KV_CACHE_DTYPE_BYTES("kv_cache_dtype_bytes"),
+    /** how many devices a *_VISIBLE_DEVICES variable lists; text = the list, component = the variable */
+    VISIBLE_DEVICES("visible_devices"),
+    /** value 1, text = the version */
+    VLLM_VERSION("vllm_version"),
+    /** 0 (V0) or 1 (V1) */
+    ENGINE_VERSION("engine_version"),
     /** a line where a vLLM server (or engine core) starts: value 1; marks where each start's figures begin. */
     SERVER_START("server_start"),
     /** made by {@code analyze}, not by a parser: how many server starts a log holds before the one used. */

@@ -37,7 +37,7 @@ final class Amounts {
     private static final BigDecimal GIB = BigDecimal.valueOf(1024L * 1024 * 1024);
 
     private static final Pattern NUMBER_UNIT = Pattern.compile(
-            "(?<n>[-+]?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?|[-+]?\\.\\d+)\\s*(?<u>GiB|GB|MiB|MB|KiB|KB|bytes|B)?");
+            "(?<n>[-+]?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?|[-+]?\\.\\d+)\\s*(?<u>GiB|Gib|GB|MiB|MB|KiB|KB|bytes|B)?");
 
     /** A value as written with its number and unit parsed; unit is null when none was written. */
     record Reading(String text, BigDecimal number, String unit) {
@@ -72,7 +72,8 @@ final class Amounts {
         BigDecimal factor;
         String unit = r.unit() == null ? "" : r.unit();
         switch (unit) {
-            case "GiB", "GB" -> factor = GIB;
+            // "Gib": the memory_usage_post_profile field of vLLM v0.6.3's profiling line (format "%.2fGib")
+            case "GiB", "Gib", "GB" -> factor = GIB;
             case "MiB", "MB" -> factor = MIB;
             case "KiB", "KB" -> factor = KIB;
             case "B", "bytes" -> factor = BigDecimal.ONE;

@@ -41,7 +41,7 @@ record PhraseRule(String anchor, Quantity quantity, Pattern pattern, Kind kind, 
     }
 
     /** A memory amount right after the phrase; anything else there is caught for a warning. */
-    static final String AMOUNT = "(?<v>[-+]?[0-9][0-9.,]*+\\s*+(?:GiB|GB|MiB|MB|KiB|KB|bytes|B)?+(?![A-Za-z])|\\S*)";
+    static final String AMOUNT = "(?<v>[-+]?[0-9][0-9.,]*+\\s*+(?:GiB|Gib|GB|MiB|MB|KiB|KB|bytes|B)?+(?![A-Za-z])|\\S*)";
     /** A memory amount with its unit, before a phrase ("5.96 GiB free"). */
     static final String AMOUNT_STRICT = "(?<v>[-+]?\\d[\\d.,]*\\s*(?:GiB|GB|MiB|MB|KiB|KB|bytes|B))(?![A-Za-z])";
     /** A number right after the phrase; anything else there is caught for a warning. */

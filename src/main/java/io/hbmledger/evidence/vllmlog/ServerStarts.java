@@ -24,8 +24,9 @@ import java.util.regex.Pattern;
  *       the engine core of local DP rank 0 ({@code if not data_parallel_rank_local}); older ones
  *       in every engine core, so the line of a DP rank above 0 ({@code EngineCore_DP1},
  *       {@code EngineCore_1}) is part of the same start and no marker;</li>
- *   <li>a shell prompt echoing the command ({@code $ vllm serve ...}, {@code $ python -m vllm...}),
- *       as pasted logs hold;</li>
+ *   <li>a command line, with or without a shell prompt and environment assignments before it
+ *       ({@code $ vllm serve ...}, {@code CUDA_VISIBLE_DEVICES=4,5 vllm serve ...},
+ *       {@code python -m vllm.entrypoints.openai.api_server ...}), as pasted logs and issues hold;</li>
  *   <li>a numbered worker label ({@code EngineCore_DP0}, {@code Worker_TP1}) with a new pid, but
  *       only once an earlier process of that label has finished its start-up figures (printed its
  *       KV cache budget, KV blocks or tokens, graph pool, or died of an out-of-memory error).</li>
@@ -46,7 +47,7 @@ final class ServerStarts {
     private static final Pattern MARKER = Pattern.compile(
             "(?i)(vLLM API server version\\s+\\S+|non-default args:|^args:\\s*Namespace|"
                     + "Initializing an? (?:V[01] )?LLM engine(?: \\(v[^)]*\\))?|"
-                    + "^\\s*\\$\\s+(?:vllm\\s+serve|python3?\\s+-m\\s+vllm)\\b)");
+                    + "^\\s*(?:\\$\\s+)?(?:[A-Z][A-Z0-9_]*=\\S*\\s+)*(?:vllm\\s+serve|python3?\\s+-m\\s+vllm)\\b)");
     /** The engine core of a DP rank above 0: EngineCore_DP1 (v0.10+), EngineCore_1 (v0.8-0.9). */
     private static final Pattern OTHER_DP_ENGINE = Pattern.compile("EngineCore_(?:DP)?[1-9]\\d*");
     /**

@@ -8,12 +8,12 @@ import static io.hbmledger.evidence.vllmlog.PhraseRule.any;
 import static io.hbmledger.evidence.vllmlog.PhraseRule.first;
 import static io.hbmledger.evidence.vllmlog.PhraseRule.scoped;
 
-import io.hbmledger.evidence.Context;
 import io.hbmledger.evidence.NulLines;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
+import io.hbmledger.evidence.command.ServeCommand;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
 import java.io.BufferedReader;
@@ -130,8 +130,8 @@ public final class VllmLogParser {
             // for CUDAGraph memory. Replace gpu_memory_utilization config with
             // `--kv-cache-memory=%d` to fit into requested memory, or `--kv-cache-memory=%d` to
             // fully utilize gpu memory." The free/total pair is read by FREE_ON_DEVICE below.
-            any("memory utilization", Quantity.MEMORY_UTILIZATION, IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
-            any("memory utilization", Quantity.INSTANCE_BUDGET, IF + "desired GPU memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
+            any("memory utilization", Quantity.MEMORY_UTILIZATION, IF + "desired (?:GPU |NPU )?memory utilization(?:\\s+is)?\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
+            any("memory utilization", Quantity.INSTANCE_BUDGET, IF + "desired (?:GPU |NPU )?memory utilization(?:\\s+is)?\\s*\\([^,)]*,\\s*" + AMOUNT, Kind.AMOUNT),
             any(" for weight", Quantity.WEIGHTS, AMOUNT_STRICT + "\\s+for weights?\\b", Kind.AMOUNT),
             any("for peak activation", Quantity.ACTIVATION_PEAK, AMOUNT_STRICT + "\\s+for peak activation", Kind.AMOUNT),
             any("for non-torch memory", Quantity.NON_TORCH, AMOUNT_STRICT + "\\s+for non-torch memory", Kind.AMOUNT),
@@ -141,7 +141,9 @@ public final class VllmLogParser {
             any("graph memory", Quantity.GRAPH_MEMORY, AMOUNT_STRICT + "\\s+for (?:CUDAGraph|NPU graph) memory\\b", Kind.AMOUNT),
             // Only the first suggestion: it fits the requested utilization; the second one
             // ("to fully utilize gpu memory") is a different quantity.
-            first("--kv-cache-memory=", Quantity.KV_CACHE_SUGGESTED, "--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
+            // The backtick keeps a --kv-cache-memory=N flag of an echoed command line out: that is the
+            // user's setting, not vLLM's suggestion.
+            first("`--kv-cache-memory=", Quantity.KV_CACHE_SUGGESTED, "`--kv-cache-memory=" + NUMBER_STRICT, Kind.RAW_BYTES),
             // v1/worker/gpu_model_runner.py capture_model: "Graph capturing finished in %.0f
             // secs, took %.2f GiB" (cuda_graph_size / GiB_bytes); vllm-ascend prints the same.
             any("graph capturing finished", Quantity.GRAPH_MEMORY, IF + "Graph capturing finished in\\s+\\S+\\s+secs?,\\s*took\\s+" + AMOUNT, Kind.AMOUNT),
@@ -165,29 +167,72 @@ public final class VllmLogParser {
             any("cpu blocks:", Quantity.CPU_BLOCKS, IF + "#\\s*CPU blocks:\\s*" + NUMBER, Kind.VALUE),
             // not "Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d": the first number
             // is the profiled count that was replaced; the "# GPU blocks" line shows the one used.
-            any("num_gpu_blocks", Quantity.GPU_BLOCKS, "(?<!Overriding )\\bnum_gpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
+            // v1/metrics/loggers.py (v0.9+) logs the engine's cache config after start:
+            // "[Engine 000: ]vllm cache_config_info with initialization after num_gpu_blocks is: %d"
+            // (INFO in some builds, DEBUG in others; "%d Engines:" when aggregated).
+            any("num_gpu_blocks", Quantity.GPU_BLOCKS, "(?<!Overriding )\\bnum_gpu_blocks(?:\\s+is)?\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
             any("num_cpu_blocks", Quantity.CPU_BLOCKS, "\\bnum_cpu_blocks\\s*[=:]\\s*" + NUMBER_STRICT, Kind.VALUE),
             // vllm-ascend Mooncake connector (mooncake_engine.py register_kv_caches):
             // "num_blocks: %d, block_shape: ..." the device KV blocks it registers.
             any("num_blocks:", Quantity.GPU_BLOCKS, "\\bnum_blocks:\\s*" + NUMBER_STRICT, Kind.VALUE),
+            // v1/core/kv_cache_utils.py check_enough_kv_cache_memory (v0.8+): "To serve at least one
+            // request with the model's max seq len (%d), (%.2f GiB KV cache is needed, which is larger
+            // than the available KV cache memory (%.2f GiB). Based on the available memory, the
+            // estimated maximum model length is %d. Try increasing `gpu_memory_utilization` or
+            // decreasing `max_model_len` ..." (early builds: "models's", the "(" before the amount).
+            any("kv cache is needed", Quantity.KV_CACHE_NEEDED, IF + AMOUNT_STRICT + "\\s+KV cache is needed", Kind.AMOUNT),
+            any("available kv cache memory (", Quantity.KV_CACHE_AVAILABLE, IF + "larger than the available KV cache memory\\s*\\(\\s*" + AMOUNT, Kind.AMOUNT),
+            any("estimated maximum model length", Quantity.ESTIMATED_MAX_MODEL_LEN, IF + "estimated maximum model length is\\s+" + NUMBER, Kind.VALUE),
+            // the same check, and V0's (engine/llm_engine.py, worker/worker.py raise_if_cache_size_invalid):
+            // "The model's max seq len (%d) is larger than the maximum number of tokens that can be
+            // stored in KV cache (%d)."
+            any("max seq len", Quantity.MAX_MODEL_LEN, IF + "max seq len\\s*\\(\\s*" + NUMBER_STRICT + "\\s*\\)", Kind.VALUE),
+            any("maximum number of tokens that can be stored", Quantity.KV_CACHE_TOKENS,
+                    IF + "maximum number of tokens that can be stored in KV cache\\s*\\(\\s*" + NUMBER_STRICT, Kind.VALUE),
+            // MemoryProfilingResult.__repr__ (v0.8+ V1, vllm-ascend v0.16+): "Total non KV cache
+            // memory: XGiB" = weights + torch peak increase + non-torch increase, the part of the
+            // budget that is not KV; a sum, so its own quantity.
+            any("total non kv cache memory", Quantity.NON_KV_CACHE_MEMORY, IF + "Total non KV cache memory:\\s*" + AMOUNT, Kind.AMOUNT),
+            // worker/worker.py (v0.6.3-v0.6.4, PR 9352) "Memory profiling results: total_gpu_memory=
+            // %.2fGiB initial_memory_usage=%.2fGiB peak_torch_memory=%.2fGiB memory_usage_post_profile=
+            // %.2fGib non_torch_memory=..."; PR 10511's table keeps the first row: device memory in use
+            // (every process) when profiling began, and after it.
+            any("initial_memory_usage", Quantity.INITIAL_MEMORY_USAGE, "\\binitial_memory_usage(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            any("memory_usage_post_profile", Quantity.MEMORY_USAGE_POST_PROFILE, "\\bmemory_usage_post_profile(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            // --kv-cache-memory set: v1/worker/gpu_worker.py (v0.11+) "Reserved %.2f GiB for KV cache as
+            // specified by kv_cache_memory_bytes config and skipped memory profiling"; vllm-ascend
+            // worker.py (v0.19+) "Initial free memory %.2f GiB, reserved %.2f GiB for KV Cache as specified
+            // by kv_cache_memory_bytes". The KV cache is then that size, outside any utilization budget.
+            any("as specified by kv_cache_memory_bytes", Quantity.KV_CACHE_AVAILABLE,
+                    IF + "reserved\\s+" + AMOUNT_STRICT + "\\s+for KV cache as specified by kv_cache_memory_bytes", Kind.AMOUNT),
+            any("as specified by kv_cache_memory_bytes", Quantity.FREE_MEMORY_AT_START,
+                    IF + "Initial free memory\\s+" + AMOUNT_STRICT + ",\\s*reserved", Kind.AMOUNT),
             // PyTorch caching allocator OOM (c10/cuda/CUDACachingAllocator.cpp, torch_npu's
             // NPUCachingAllocator copies it): "Tried to allocate X (GPU n; X total capacity;
             // X already allocated; X free; X reserved in total by PyTorch)"; since torch 2.1:
             // "Tried to allocate X. GPU n has a total capacity of X of which X is free. ...
             // Of the allocated memory X is allocated by PyTorch, and X is reserved by PyTorch
             // but unallocated." Sizes come from format_size: GiB/MiB/KiB/bytes.
-            scoped("tried to allocate", Quantity.OOM_TRIED, "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
-            scoped("total capacity", Quantity.OOM_TOTAL_CAPACITY, AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
-            scoped("total capacity of", Quantity.OOM_TOTAL_CAPACITY, "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
-            scoped("already allocated", Quantity.OOM_ALLOCATED, AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
-            scoped("allocated by pytorch", Quantity.OOM_ALLOCATED, "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
-            scoped(" free", Quantity.OOM_FREE, AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
-            scoped("is free", Quantity.OOM_FREE, "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
-            scoped("reserved in total by pytorch", Quantity.OOM_RESERVED, AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
+            scoped("tried to allocate", Quantity.OOM_TRIED, IF + "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity", Quantity.OOM_TOTAL_CAPACITY, IF + AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
+            scoped("total capacity of", Quantity.OOM_TOTAL_CAPACITY, IF + "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
+            scoped("already allocated", Quantity.OOM_ALLOCATED, IF + AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
+            scoped("allocated by pytorch", Quantity.OOM_ALLOCATED, IF + "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
+            scoped(" free", Quantity.OOM_FREE, IF + AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
+            scoped("is free", Quantity.OOM_FREE, IF + "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
+            scoped("reserved in total by pytorch", Quantity.OOM_RESERVED, IF + AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
 
-    /** "Free memory on device (a/b GiB)": a is free at startup, b is the device total. */
+    /**
+     * "Free memory on device (a/b GiB)": a is free at startup, b is the device total as the engine
+     * saw it. Forms: vllm v1/worker/gpu_worker.py (v0.9+) and vllm-ascend worker.py without a device
+     * name; vllm/v1/worker/utils.py request_memory with {@code init_snapshot.device_}
+     * ({@code "on device cuda:0 (3.25/23.43 GiB)"}); newer vllm-ascend branches "on NPU device";
+     * a colon instead of the parenthesis as summaries and pastes write it.
+     */
     private static final Pattern FREE_ON_DEVICE = Pattern.compile(
-            "(?i)Free memory on device(?:\\s+[^\\s(]+)?\\s*\\(\\s*(?<a>[\\d.,]+)\\s*/\\s*(?<b>[\\d.,]+)\\s*(?<u>GiB|GB|MiB|MB)\\s*\\)");
+            "(?i)Free memory on (?:NPU |GPU )?device(?:\\s+(?<dev>[A-Za-z]+:\\d+|[^\\s(:]+))?\\s*[(:]\\s*(?<a>[\\d.,]+)\\s*/\\s*(?<b>[\\d.,]+)\\s*(?<u>GiB|GB|MiB|MB)\\b");
+    /** torch's device string in the free-memory check: cuda:N is the process-local GPU N, npu:N the NPU. */
+    private static final Pattern TORCH_DEVICE = Pattern.compile("(?i)(cuda|npu):(\\d+)");
 
     private static final Pattern TABLE_HEADER = Pattern.compile("(?i)Memory profiling results:\\s*$");
     private static final Pattern PAIRS_HEADER = Pattern.compile("(?i)Memory profiling results:\\s*\\S");
@@ -199,7 +244,7 @@ public final class VllmLogParser {
                     + "|memory_usage_post_profile|torch peak memory increase)\\b");
     private static final Pattern OOM = Pattern.compile("(?i)Tried to allocate");
     /** Cheap pre-filter for ServerStarts on lines without a worker label. */
-    private static final Pattern STARTISH = Pattern.compile("(?i)API server version|args:|LLM engine|^\\s*\\$");
+    private static final Pattern STARTISH = Pattern.compile("(?i)API server version|args:|LLM engine|^\\s*\\$|vllm\\s+serve|-m\\s+vllm");
 
     private VllmLogParser() {
     }
@@ -223,9 +268,7 @@ public final class VllmLogParser {
     public static Result parse(BufferedReader in) throws IOException {
         List<Observation> observations = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
-        // open profiling tables, by process label ("" for lines without a prefix)
-        Set<String> openTables = new HashSet<>();
-        ServerStarts starts = new ServerStarts();
+        PerFile state = new PerFile();
         StringBuilder buf = new StringBuilder(256);
         // a line holding NUL bytes (a killed writer, a crashed file system) is skipped whole: a
         // zeroed block can cut a figure in two, so no part of the line is trusted
@@ -260,7 +303,7 @@ public final class VllmLogParser {
             } else {
                 String line = buf.toString();
                 debug = debug || isDebugRecord(line);
-                readLine(line, lineNo, openTables, starts, observations, warnings);
+                readLine(line, lineNo, state, observations, warnings);
             }
             buf.setLength(0);
             pending = false;
@@ -286,35 +329,65 @@ public final class VllmLogParser {
         return false;
     }
 
-    private static void readLine(String line, int lineNo, Set<String> openTables, ServerStarts starts,
-                                 List<Observation> observations, List<String> warnings) {
+    /** What one file's reading carries from line to line. */
+    private static final class PerFile {
+        /** open profiling tables, by process label ("" for lines without a prefix) */
+        final Set<String> openTables = new HashSet<>();
+        final ServerStarts starts = new ServerStarts();
+        final ServeCommand command = new ServeCommand();
+        final MemoryFailures failures = new MemoryFailures();
+    }
+
+    private static void readLine(String line, int lineNo, PerFile st, List<Observation> observations, List<String> warnings) {
+        String lower = line.toLowerCase(Locale.ROOT);
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
-        boolean candidate = mayHoldFigure(line);
-        if (!startish && !candidate && openTables.isEmpty()) {
+        boolean candidate = mayHoldFigure(lower);
+        boolean deploy = st.command.continues() || EngineArgs.mayHold(lower) || lower.contains("vllm")
+                || lower.contains("visible_devices");
+        boolean failure = MemoryFailures.mayHold(lower);
+        if (!startish && !candidate && !deploy && !failure && st.openTables.isEmpty()) {
             return;
         }
         for (LogSegment seg : LogSegment.of(line)) {
+            int before = observations.size();
             if (startish) {
-                starts.read(seg, lineNo, observations);
+                st.starts.read(seg, lineNo, observations);
+            }
+            if (deploy) {
+                if (!seg.tabular()) {
+                    // a shell line (command, export) has no logger header; a log record never is one
+                    List<Observation> shell = st.command.read(seg.message(), lineNo);
+                    boolean marked = observations.subList(before, observations.size()).stream()
+                            .anyMatch(o -> o.quantity() == Quantity.SERVER_START);
+                    if (!shell.isEmpty() && !marked) {
+                        // each line of a start command (continued lines, an export before it) is part of
+                        // that start: marked so that its figures are not taken for a start that already ran
+                        observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start command"), seg));
+                    }
+                    shell.forEach(o -> observations.add(context(o, seg)));
+                }
+                EngineArgs.read(seg, lineNo, observations);
             }
             String key = seg.process() == null ? "" : seg.process();
-            if (!candidate) {
-                openTables.remove(key);
-                continue;
+            if (candidate || failure) {
+                String msg = seg.message();
+                boolean inTable = st.openTables.contains(key) && TABLE_ROW.matcher(msg).find();
+                if (!inTable) {
+                    st.openTables.remove(key);
+                }
+                if (TABLE_HEADER.matcher(msg).find()) {
+                    st.openTables.add(key);
+                }
+                boolean pairs = PAIRS_HEADER.matcher(msg).find();
+                boolean oom = OOM.matcher(msg).find();
+                int figures = observations.size();
+                readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
+                st.starts.printed(seg, observations.subList(figures, observations.size()));
+                st.failures.read(seg, lineNo, oom, observations);
+            } else {
+                st.openTables.remove(key);
             }
-            String msg = seg.message();
-            boolean inTable = openTables.contains(key) && TABLE_ROW.matcher(msg).find();
-            if (!inTable) {
-                openTables.remove(key);
-            }
-            if (TABLE_HEADER.matcher(msg).find()) {
-                openTables.add(key);
-            }
-            boolean pairs = PAIRS_HEADER.matcher(msg).find();
-            boolean oom = OOM.matcher(msg).find();
-            int before = observations.size();
-            readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
-            starts.printed(seg, observations.subList(before, observations.size()));
+            st.failures.note(observations.subList(before, observations.size()));
         }
     }
 
@@ -328,8 +401,7 @@ public final class VllmLogParser {
                     java.util.stream.Stream.of("memory profiling results", "free memory on device"))
             .distinct().toList();
 
-    private static boolean mayHoldFigure(String line) {
-        String lower = line.toLowerCase(Locale.ROOT);
+    private static boolean mayHoldFigure(String lower) {
         for (String k : KEYWORDS) {
             if (lower.contains(k)) {
                 return true;
@@ -367,8 +439,17 @@ public final class VllmLogParser {
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {
             String unit = f.group("u");
+            int from = out.size();
             amount(Quantity.FREE_MEMORY_AT_START, f.group("a") + " " + unit, true, seg, lineNo, out, warnings);
             amount(Quantity.TOTAL_MEMORY, f.group("b") + " " + unit, true, seg, lineNo, out, warnings);
+            Matcher d = TORCH_DEVICE.matcher(f.group("dev") == null ? "" : f.group("dev"));
+            if (d.matches()) {
+                String device = (d.group(1).equalsIgnoreCase("cuda") ? "gpu:" : "npu:") + d.group(2);
+                for (int i = from; i < out.size(); i++) {
+                    Observation o = out.get(i);
+                    out.set(i, o.in(o.context().toBuilder().device(device).build()));
+                }
+            }
         }
     }
 
@@ -454,7 +535,7 @@ public final class VllmLogParser {
 
     static Observation context(Observation o, LogSegment seg) {
         return seg.process() == null ? o
-                : o.in(Context.builder().process(seg.process()).pid(seg.pid()).dpRank(seg.dpRank()).build());
+                : o.in(o.context().toBuilder().process(seg.process()).pid(seg.pid()).dpRank(seg.dpRank()).build());
     }
 
     private static String unreadable(int lineNo, Quantity quantity, String raw) {

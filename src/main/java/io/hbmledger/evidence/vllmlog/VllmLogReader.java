@@ -41,7 +41,13 @@ public final class VllmLogReader implements EvidenceReader {
             "Loading model weights took|Model loading took|model weights take|GPU KV cache size:"
                     + "|Maximum concurrency for|the rest of the memory reserved for KV Cache"
                     + "|Available KV cache memory:|Memory profiling (?:takes|results:)"
-                    + "|#\\s*(?:GPU|CUDA|NPU) blocks:|out of memory\\. Tried to allocate",
+                    + "|#\\s*(?:GPU|CUDA|NPU) blocks:|num_gpu_blocks is:"
+                    // refusals and errors, also as bare lines without a logger header (ValueError: ...)
+                    + "|Free memory on (?:NPU |GPU )?device|No available memory for the cache blocks"
+                    + "|KV cache is needed, which is larger than the available KV cache memory"
+                    + "|out of memory\\.[^\\n]{0,80}?tried to allocate"
+                    // a start command: the deployment of the instance it starts
+                    + "|(?m)^\\s*(?:[$#>]\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*(?:vllm\\s+serve\\s|python3?\\s+-m\\s+vllm\\.entrypoints\\.)",
             Pattern.CASE_INSENSITIVE);
 
     @Override

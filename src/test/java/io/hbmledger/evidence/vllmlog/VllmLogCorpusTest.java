@@ -94,7 +94,10 @@ class VllmLogCorpusTest {
                         tuple("oom_total_capacity", 65_466_039_009L, 16, proc),
                         tuple("oom_allocated", 57_702_885_622L, 16, proc),
                         tuple("oom_free", 6_399_501_271L, 16, proc),
-                        tuple("oom_reserved", 58_368_605_553L, 16, proc));
+                        tuple("oom_reserved", 58_368_605_553L, 16, proc),
+                        // the same line is the failure itself; no start or weights before it in the excerpt
+                        tuple("memory_failure", null, 16, proc));
+        assertThat(of(f, "memory_failure")).extracting(x -> x.context().component()).containsExactly("unknown");
     }
 
     @Test
@@ -219,6 +222,13 @@ class VllmLogCorpusTest {
                 .containsExactly(
                         // line 1 "Initializing an LLM engine with config: ...": a server start
                         tuple("server_start", 1, null, 1.0, "Initializing an LLM engine"),
+                        // the same line's config: a V0 engine (no V1 in the phrase), model='facebook/opt-125m',
+                        // max_seq_len=2048, tensor_parallel_size=1, enforce_eager=False
+                        tuple("engine_version", 1, null, 0.0, "V0"),
+                        tuple("model", 1, null, 1.0, "facebook/opt-125m"),
+                        tuple("max_model_len", 1, null, 2048.0, "2048"),
+                        tuple("tensor_parallel_size", 1, null, 1.0, "1"),
+                        tuple("enforce_eager", 1, null, 0.0, "False"),
                         tuple("weights", 3, 256_492_175L, null, "244.61 MB"),
                         tuple("gpu_blocks", 4, null, 76_240.0, "76240"),
                         tuple("cpu_blocks", 4, null, 7_281.0, "7281"));
@@ -229,7 +239,9 @@ class VllmLogCorpusTest {
         Path p = Corpus.file("vllm-log/vllm-ascend-2667_A3_llama3.1-8B_eagle3_v1_startup.log");
         String text = new String(Files.readAllBytes(p), StandardCharsets.UTF_8);
         assertThat(text).contains("\u2588");
-        // 8 figures and 2 server_start markers (line 8 non-default args, line 20 engine)
-        assertThat(VllmLogParser.parse(text).observations()).hasSize(10);
+        // 8 figures, 2 server_start markers (line 8 non-default args, line 20 engine) and 10 deployment
+        // figures: line 8 max_model_len, enforce_eager, model; line 20 vllm_version, engine_version,
+        // model, max_model_len, tensor_parallel_size, pipeline_parallel_size, enforce_eager
+        assertThat(VllmLogParser.parse(text).observations()).hasSize(20);
     }
 }

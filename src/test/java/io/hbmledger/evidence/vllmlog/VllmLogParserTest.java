@@ -188,7 +188,8 @@ class VllmLogParserTest {
                         tuple("free_memory_at_start", 29_291_676_959L, null),
                         tuple("total_memory", 34_209_414_513L, null),
                         tuple("memory_utilization", null, 0.97),
-                        tuple("instance_budget", 33_178_622_362L, null));
+                        tuple("instance_budget", 33_178_622_362L, null),
+                        tuple("memory_failure", null, 1.0));
     }
 
     @Test
@@ -218,7 +219,11 @@ class VllmLogParserTest {
                         tuple("total_memory", 206_136_955_372L, null),
                         tuple("non_torch", 6_517_612_872L, null),
                         tuple("kv_cache_available", 102_306_120_991L, null),
-                        tuple("memory_utilization", null, 0.98));
+                        tuple("memory_utilization", null, 0.98),
+                        // device memory in use (every process) before and after the profile run:
+                        // 71.40 x 2^30 = 76,665,166,233.6; 73.77 x 2^30 = 79,209,934,356.48
+                        tuple("initial_memory_usage", 76_665_166_234L, null),
+                        tuple("memory_usage_post_profile", 79_209_934_356L, null));
     }
 
     @Test
@@ -268,7 +273,7 @@ class VllmLogParserTest {
     void utilizationFromArgsAndCommandLine() {
         String text = "INFO 01-01 00:00:00 [api_server.py:1] args: Namespace(model='m', gpu_memory_utilization=0.92, swap_space=4)\n"
                 + "vllm serve m --gpu-memory-utilization 0.85\n";
-        assertThat(obs(text)).filteredOn(o -> o.quantity() != Quantity.SERVER_START)
+        assertThat(obs(text)).filteredOn(o -> o.quantity() == Quantity.MEMORY_UTILIZATION)
                 .extracting(Observation::value, Observation::line).containsExactly(tuple(0.92, 1), tuple(0.85, 2));
     }
 
@@ -280,7 +285,8 @@ class VllmLogParserTest {
         // 2.00 -> 2,147,483,648; 79.15 -> 84,986,665,369.6; 1.06 -> 1,138,166,333.44; 75.20 -> 80,745,385,164.8
         assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes)
                 .containsExactly(tuple("oom_tried", 2_147_483_648L), tuple("oom_total_capacity", 84_986_665_370L),
-                        tuple("oom_allocated", 80_745_385_165L), tuple("oom_free", 1_138_166_333L));
+                        tuple("oom_allocated", 80_745_385_165L), tuple("oom_free", 1_138_166_333L),
+                        tuple("memory_failure", null));
     }
 
     @Test
@@ -292,7 +298,7 @@ class VllmLogParserTest {
         assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes)
                 .containsExactly(tuple("oom_tried", 536_870_912L), tuple("oom_total_capacity", 25_436_943_811L),
                         tuple("oom_allocated", 23_729_694_310L), tuple("oom_free", 315_097_088L),
-                        tuple("oom_reserved", 24_481_313_587L));
+                        tuple("oom_reserved", 24_481_313_587L), tuple("memory_failure", null));
     }
 
     @Test
@@ -368,6 +374,8 @@ class VllmLogParserTest {
                         tuple("activation_peak", 2, 1_524_713_390L, null),
                         tuple("non_torch", 2, 547_608_330L, null),
                         tuple("weights", 2, 19_606_525_706L, null),
+                        // 20.19 x 2^30 = 21,678,847,426.56: weights + torch peak + non-torch, as printed
+                        tuple("non_kv_cache_memory", 2, 21_678_847_427L, null),
                         tuple("graph_memory", 3, 536_870_912L, null));
     }
 

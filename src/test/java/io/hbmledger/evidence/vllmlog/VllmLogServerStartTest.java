@@ -31,8 +31,9 @@ class VllmLogServerStartTest {
     void argsAndEngineLinesOfOneStartAreMarked() throws Exception {
         // line 8 "non-default args: {...}", line 20 "(EngineCore_0 pid=1440043) ... Initializing a V1 LLM engine"
         assertThat(starts("vllm-ascend-2667_A3_llama3.1-8B_eagle3_v1_startup.log")).containsExactly(8, 20);
+        // line 1 the start command "ASCEND_RT_VISIBLE_DEVICES=0 vllm serve /models/Qwen2.5-3B-Instruct ...",
         // line 4 "vLLM API server version 0.9.1", line 5 non-default args, line 12 "Initializing a V0 LLM engine"
-        assertThat(starts("vllm-ascend-1425_310P3_qwen2.5-3B_v0_npu_blocks_dot_glued.log")).containsExactly(4, 5, 12);
+        assertThat(starts("vllm-ascend-1425_310P3_qwen2.5-3B_v0_npu_blocks_dot_glued.log")).containsExactly(1, 4, 5, 12);
     }
 
     @Test

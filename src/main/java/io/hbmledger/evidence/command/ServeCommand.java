@@ -1,0 +1,159 @@
+package io.hbmledger.evidence.command;
+
+import io.hbmledger.evidence.Context;
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the deployment a vLLM start command gives, line by line, as pasted into an issue or
+ * echoed into a log: {@code CUDA_VISIBLE_DEVICES=4,5 vllm serve M --tensor-parallel-size 2},
+ * {@code python -m vllm.entrypoints.openai.api_server --model M -tp 2}, with the flags in
+ * their dashed, underscored, {@code --flag=value} and short ({@code -tp}, {@code -pp},
+ * {@code -dp}) forms of vLLM's argument parser (vllm/engine/arg_utils.py
+ * {@code EngineArgs.add_cli_args}; FlexibleArgumentParser turns {@code _} into {@code -}).
+ * A command continued with a trailing backslash goes on on the next lines. Stateful per file
+ * (the continuation), pure otherwise: text in, observations out.
+ *
+ * <p>Observations (value unless said): {@code model} (1, text = the model as written),
+ * {@code tensor_parallel_size}, {@code pipeline_parallel_size}, {@code data_parallel_size},
+ * {@code max_model_len} (tokens), {@code enforce_eager} (1 or 0), {@code kv_cache_dtype_bytes}
+ * (bytes per KV element of the named dtype, text = the dtype; {@code auto} follows the model's
+ * dtype and gives none), {@code visible_devices} (how many devices the variable lists, text = the
+ * list, component = the variable name). {@code --gpu-memory-utilization} is not read here: the
+ * log reader's phrase rule reads it on every line, command or not.
+ */
+public final class ServeCommand {
+
+    /** A device list in the environment: CUDA (NVIDIA), ASCEND_RT (vllm-ascend), HIP (ROCm). */
+    private static final Pattern VISIBLE = Pattern.compile(
+            "(?:^|[\\s;(])(?<var>CUDA_VISIBLE_DEVICES|ASCEND_RT_VISIBLE_DEVICES|ASCEND_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)"
+                    + "=(?<v>\"[^\"]*\"|'[^']*'|[^\\s;]*)");
+    /**
+     * Where a command starts: the CLI entry point or the OpenAI server module, at the start of a
+     * shell line (after a prompt and environment assignments) or of a sub-command ({@code &&},
+     * {@code ;}, {@code bash -c "...}); "the vllm serve flags" in prose is no command.
+     */
+    private static final Pattern START = Pattern.compile(
+            "(?:^\\s*(?:[$#>]\\s+)?|[;&|]\\s*|[\"'`]\\s*)(?:export\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*"
+                    + "(?:nohup\\s+|exec\\s+)?(?:vllm\\s+serve\\b|(?:\\S*/)?python[\\d.]*\\s+-m\\s+vllm\\.entrypoints\\.(?:openai\\.)?api_server\\b)");
+
+    private static final Map<String, Quantity> COUNT_FLAGS = Map.of(
+            "tensor-parallel-size", Quantity.TENSOR_PARALLEL_SIZE, "tp", Quantity.TENSOR_PARALLEL_SIZE,
+            "pipeline-parallel-size", Quantity.PIPELINE_PARALLEL_SIZE, "pp", Quantity.PIPELINE_PARALLEL_SIZE,
+            "data-parallel-size", Quantity.DATA_PARALLEL_SIZE, "dp", Quantity.DATA_PARALLEL_SIZE,
+            "max-model-len", Quantity.MAX_MODEL_LEN);
+
+    private boolean open;
+    private boolean modelSeen;
+
+    /** True while a command continued with a trailing backslash waits for its next line. */
+    public boolean continues() {
+        return open;
+    }
+
+    /**
+     * The figures of one line: a device list anywhere on a shell line, and the flags of a command
+     * that starts on this line or goes on from the line before.
+     *
+     * @param text the line without log prefix
+     * @param lineNo 1-based line number for the observations
+     */
+    public List<Observation> read(String text, int lineNo) {
+        List<Observation> out = new ArrayList<>();
+        Matcher env = VISIBLE.matcher(text);
+        while (env.find()) {
+            String list = unquote(env.group("v"));
+            long n = list.isBlank() ? 0 : java.util.Arrays.stream(list.split(",")).filter(s -> !s.isBlank()).count();
+            out.add(Observation.value(Quantity.VISIBLE_DEVICES, n, lineNo, list).in(Context.builder().component(env.group("var")).build()));
+        }
+        String rest;
+        Matcher start = START.matcher(text);
+        if (start.find()) {
+            rest = text.substring(start.end());
+            open = true;
+            modelSeen = false;
+            positionalModel(rest, lineNo, out, start.group().contains("serve"));
+        } else if (open) {
+            rest = text;
+        } else {
+            return out;
+        }
+        String stripped = rest.stripTrailing();
+        flags(stripped.endsWith("\\") ? stripped.substring(0, stripped.length() - 1) : stripped, lineNo, out);
+        open = stripped.endsWith("\\");
+        return out;
+    }
+
+    /** {@code vllm serve MODEL ...}: the first word after serve, unless it is a flag. */
+    private void positionalModel(String rest, int lineNo, List<Observation> out, boolean serve) {
+        List<String> words = Words.split(rest);
+        if (serve && !words.isEmpty() && !words.get(0).startsWith("-") && !words.get(0).equals("\\")) {
+            out.add(Observation.value(Quantity.MODEL, 1, lineNo, words.get(0)));
+            modelSeen = true;
+        }
+    }
+
+    private void flags(String rest, int lineNo, List<Observation> out) {
+        List<String> words = Words.split(rest);
+        for (int i = 0; i < words.size(); i++) {
+            String w = words.get(i);
+            if (!w.startsWith("-") || w.length() < 2 || Character.isDigit(w.charAt(1))) {
+                continue;
+            }
+            String name = w.replaceFirst("^-+", "");
+            String value = null;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            }
+            name = name.toLowerCase(Locale.ROOT).replace('_', '-');
+            boolean next = value == null && i + 1 < words.size() && !words.get(i + 1).startsWith("-");
+            if (name.equals("enforce-eager") || name.equals("no-enforce-eager")) {
+                eager(name, value, lineNo, out);
+                continue;
+            }
+            if (value == null && next) {
+                value = words.get(i + 1);
+            }
+            if (value == null) {
+                continue;
+            }
+            value = unquote(value);
+            if (COUNT_FLAGS.containsKey(name) && value.matches("\\d{1,9}")) {
+                out.add(Observation.value(COUNT_FLAGS.get(name), Integer.parseInt(value), lineNo, value));
+            } else if (name.equals("model") && !modelSeen) {
+                out.add(Observation.value(Quantity.MODEL, 1, lineNo, value));
+                modelSeen = true;
+            } else if (name.equals("kv-cache-dtype")) {
+                String dtype = value;
+                KvDtype.bytes(dtype).ifPresent(b -> out.add(Observation.value(Quantity.KV_CACHE_DTYPE_BYTES, b, lineNo, dtype)));
+            }
+        }
+    }
+
+    private static void eager(String name, String value, int lineNo, List<Observation> out) {
+        boolean on = value == null || value.equalsIgnoreCase("true") || value.equals("1");
+        if (value != null && !on && !value.equalsIgnoreCase("false") && !value.equals("0")) {
+            return; // not a boolean: not the flag as vLLM reads it
+        }
+        if (name.startsWith("no-")) {
+            on = !on;
+        }
+        out.add(Observation.value(Quantity.ENFORCE_EAGER, on ? 1 : 0, lineNo, value == null ? "--" + name : value));
+    }
+
+    /** The text inside matching single or double quotes, or the text as it is. */
+    public static String unquote(String s) {
+        if (s.length() >= 2 && (s.charAt(0) == '"' || s.charAt(0) == '\'') && s.charAt(s.length() - 1) == s.charAt(0)) {
+            return s.substring(1, s.length() - 1);
+        }
+        return s;
+    }
+}

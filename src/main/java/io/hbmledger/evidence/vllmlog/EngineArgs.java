@@ -1,0 +1,121 @@
+package io.hbmledger.evidence.vllmlog;
+
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.Quantity;
+import io.hbmledger.evidence.command.KvDtype;
+import io.hbmledger.evidence.command.ServeCommand;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The deployment vLLM states in its own start-up records, as observations of the segment's line:
+ * <ul>
+ *   <li>vllm/entrypoints/openai/api_server.py {@code "vLLM API server version %s"}, and
+ *       vllm/engine/llm_engine.py / vllm/v1/engine/core.py {@code "Initializing a V1 LLM engine
+ *       (v%s) with config: %s"} (V0: {@code "Initializing an LLM engine (v%s)"}, later {@code "a V0
+ *       LLM engine"}): {@code vllm_version} (value 1, text = the version) and {@code engine_version}
+ *       (value 0 or 1, text {@code V0}/{@code V1}; the version-less phrase is V0);</li>
+ *   <li>the arguments, {@code "non-default args: {'model': 'M', 'tensor_parallel_size': 2, ...}"}
+ *       (a Python dict, v0.9+), {@code "args: Namespace(model='M', tensor_parallel_size=2, ...)"}
+ *       (earlier), and the engine config line ({@code model='M', ..., max_seq_len=4096, ...,
+ *       tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, ...,
+ *       enforce_eager=False, kv_cache_dtype=auto}): {@code model}, {@code tensor_parallel_size},
+ *       {@code pipeline_parallel_size}, {@code data_parallel_size}, {@code max_model_len} (the
+ *       config writes it {@code max_seq_len}), {@code enforce_eager} (1/0),
+ *       {@code kv_cache_dtype_bytes}.</li>
+ * </ul>
+ * {@code gpu_memory_utilization} in the same records is read by the phrase rules.
+ */
+final class EngineArgs {
+
+    private static final Pattern VERSION = Pattern.compile(
+            "(?i)vLLM API server version\\s+v?(?<api>\\d[\\w.+-]*)"
+                    + "|Initializing an? (?:(?<gen>V[01]) )?LLM engine(?: \\(v(?<eng>[^)]+)\\))?");
+    private static final Pattern ARG = Pattern.compile(
+            "(?<![\\w.])['\"]?(?<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|max_model_len"
+                    + "|max_seq_len|kv_cache_dtype|enforce_eager)['\"]?\\s*[:=]\\s*(?<v>'[^']*'|\"[^\"]*\"|[^,)}\\s]+)");
+    /** Only records that list arguments or the engine config. */
+    private static final Pattern ARG_RECORD = Pattern.compile("(?i)non-default args:\\s*\\{|\\bargs:\\s*Namespace\\(|LLM engine.*?with config:");
+    private static final Map<String, Quantity> COUNTS = Map.of(
+            "tensor_parallel_size", Quantity.TENSOR_PARALLEL_SIZE, "pipeline_parallel_size", Quantity.PIPELINE_PARALLEL_SIZE,
+            "data_parallel_size", Quantity.DATA_PARALLEL_SIZE, "max_model_len", Quantity.MAX_MODEL_LEN, "max_seq_len", Quantity.MAX_MODEL_LEN);
+
+    private EngineArgs() {
+    }
+
+    /** Brackets opened minus closed in msg[from, to), quoted text skipped. */
+    private static int depthChange(String msg, int from, int to) {
+        int d = 0;
+        char quote = 0;
+        for (int i = from; i < to; i++) {
+            char c = msg.charAt(i);
+            if (quote != 0) {
+                quote = c == quote ? 0 : quote;
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+            } else if (c == '{' || c == '(' || c == '[') {
+                d++;
+            } else if (c == '}' || c == ')' || c == ']') {
+                d--;
+            }
+        }
+        return d;
+    }
+
+    /** Cheap test before any regex: the segment may hold a version or argument record. */
+    static boolean mayHold(String lower) {
+        return lower.contains("args") || lower.contains("llm engine") || lower.contains("api server version");
+    }
+
+    static void read(LogSegment seg, int lineNo, List<Observation> out) {
+        String msg = seg.message();
+        Matcher v = VERSION.matcher(msg);
+        if (v.find()) {
+            String version = v.group("api") != null ? v.group("api") : v.group("eng");
+            if (version != null) {
+                out.add(VllmLogParser.context(Observation.value(Quantity.VLLM_VERSION, 1, lineNo, version), seg));
+            }
+            if (v.group("api") == null) {
+                String gen = v.group("gen") == null ? "V0" : v.group("gen").toUpperCase();
+                out.add(VllmLogParser.context(Observation.value(Quantity.ENGINE_VERSION, gen.equals("V1") ? 1 : 0, lineNo, gen), seg));
+            }
+        }
+        Matcher record = ARG_RECORD.matcher(msg);
+        if (!record.find()) {
+            return;
+        }
+        Matcher a = ARG.matcher(msg);
+        a.region(record.end(), msg.length());
+        int depth = 0;
+        int scanned = record.end();
+        while (a.find()) {
+            // only the record's own keys: a nested speculative_config {'model': draft, 'max_model_len': ..}
+            // or SpeculativeConfig(model=...) names the draft model, not the deployment
+            depth += depthChange(msg, scanned, a.start());
+            scanned = a.start();
+            if (depth != 0) {
+                continue;
+            }
+            String key = a.group("k");
+            String value = ServeCommand.unquote(a.group("v"));
+            if (value.equals("None")) {
+                continue;
+            }
+            Observation o = null;
+            if (COUNTS.containsKey(key) && value.matches("\\d{1,9}")) {
+                o = Observation.value(COUNTS.get(key), Integer.parseInt(value), lineNo, value);
+            } else if (key.equals("model")) {
+                o = Observation.value(Quantity.MODEL, 1, lineNo, value);
+            } else if (key.equals("enforce_eager") && (value.equals("True") || value.equals("False"))) {
+                o = Observation.value(Quantity.ENFORCE_EAGER, value.equals("True") ? 1 : 0, lineNo, value);
+            } else if (key.equals("kv_cache_dtype")) {
+                o = KvDtype.bytes(value).map(b -> Observation.value(Quantity.KV_CACHE_DTYPE_BYTES, b, lineNo, value)).orElse(null);
+            }
+            if (o != null) {
+                out.add(VllmLogParser.context(o, seg));
+            }
+        }
+    }
+}
