@@ -43,11 +43,21 @@ public final class ServeCommand {
             "(?:^\\s*(?:[$#>]\\s+)?|[;&|]\\s*|[\"'`]\\s*)(?:export\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*"
                     + "(?:nohup\\s+|exec\\s+)?(?:vllm\\s+serve\\b|(?:\\S*/)?python[\\d.]*\\s+-m\\s+vllm\\.entrypoints\\.(?:openai\\.)?api_server\\b)");
 
-    private static final Map<String, Quantity> COUNT_FLAGS = Map.of(
-            "tensor-parallel-size", Quantity.TENSOR_PARALLEL_SIZE, "tp", Quantity.TENSOR_PARALLEL_SIZE,
-            "pipeline-parallel-size", Quantity.PIPELINE_PARALLEL_SIZE, "pp", Quantity.PIPELINE_PARALLEL_SIZE,
-            "data-parallel-size", Quantity.DATA_PARALLEL_SIZE, "dp", Quantity.DATA_PARALLEL_SIZE,
-            "max-model-len", Quantity.MAX_MODEL_LEN);
+    /**
+     * The count settings by their snake_case name, as vLLM's args and config records write them; a
+     * flag is looked up after its dashes become underscores. {@code max_seq_len} is the engine
+     * config's name of max_model_len.
+     */
+    private static final Map<String, Quantity> COUNTS = Map.of(
+            "tensor_parallel_size", Quantity.TENSOR_PARALLEL_SIZE, "tp", Quantity.TENSOR_PARALLEL_SIZE,
+            "pipeline_parallel_size", Quantity.PIPELINE_PARALLEL_SIZE, "pp", Quantity.PIPELINE_PARALLEL_SIZE,
+            "data_parallel_size", Quantity.DATA_PARALLEL_SIZE, "dp", Quantity.DATA_PARALLEL_SIZE,
+            "max_model_len", Quantity.MAX_MODEL_LEN, "max_seq_len", Quantity.MAX_MODEL_LEN);
+
+    /** The count quantity of a setting name ({@code tensor_parallel_size}, {@code tensor-parallel-size}, {@code tp}), or null. */
+    public static Quantity countOf(String name) {
+        return COUNTS.get(name.replace('-', '_'));
+    }
 
     private boolean open;
     private boolean modelSeen;
@@ -126,8 +136,8 @@ public final class ServeCommand {
                 continue;
             }
             value = unquote(value);
-            if (COUNT_FLAGS.containsKey(name) && value.matches("\\d{1,9}")) {
-                out.add(Observation.value(COUNT_FLAGS.get(name), Integer.parseInt(value), lineNo, value));
+            if (countOf(name) != null && value.matches("\\d{1,9}")) {
+                out.add(Observation.value(countOf(name), Integer.parseInt(value), lineNo, value));
             } else if (name.equals("model") && !modelSeen) {
                 out.add(Observation.value(Quantity.MODEL, 1, lineNo, value));
                 modelSeen = true;

@@ -5,7 +5,6 @@ import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.command.KvDtype;
 import io.hbmledger.evidence.command.ServeCommand;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,9 +37,7 @@ final class EngineArgs {
                     + "|max_seq_len|kv_cache_dtype|enforce_eager)['\"]?\\s*[:=]\\s*(?<v>'[^']*'|\"[^\"]*\"|[^,)}\\s]+)");
     /** Only records that list arguments or the engine config. */
     private static final Pattern ARG_RECORD = Pattern.compile("(?i)non-default args:\\s*\\{|\\bargs:\\s*Namespace\\(|LLM engine.*?with config:");
-    private static final Map<String, Quantity> COUNTS = Map.of(
-            "tensor_parallel_size", Quantity.TENSOR_PARALLEL_SIZE, "pipeline_parallel_size", Quantity.PIPELINE_PARALLEL_SIZE,
-            "data_parallel_size", Quantity.DATA_PARALLEL_SIZE, "max_model_len", Quantity.MAX_MODEL_LEN, "max_seq_len", Quantity.MAX_MODEL_LEN);
+
 
     private EngineArgs() {
     }
@@ -104,8 +101,8 @@ final class EngineArgs {
                 continue;
             }
             Observation o = null;
-            if (COUNTS.containsKey(key) && value.matches("\\d{1,9}")) {
-                o = Observation.value(COUNTS.get(key), Integer.parseInt(value), lineNo, value);
+            if (ServeCommand.countOf(key) != null && value.matches("\\d{1,9}")) {
+                o = Observation.value(ServeCommand.countOf(key), Integer.parseInt(value), lineNo, value);
             } else if (key.equals("model")) {
                 o = Observation.value(Quantity.MODEL, 1, lineNo, value);
             } else if (key.equals("enforce_eager") && (value.equals("True") || value.equals("False"))) {
