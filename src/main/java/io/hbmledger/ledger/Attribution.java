@@ -8,9 +8,11 @@ import java.util.Map;
 
 /**
  * Turns an evidence set into a ledger: one draft per device of the deployment, the device rules
- * in order, then the run rules. The order matters where a rule qualifies an earlier one's entry
- * (the OOM and process-table rules mark overlapping entries as not counted; the residual and the
- * checks come last).
+ * in order, then the run rules. The device's own figures (moment, capacity, used, residual) each
+ * have one owner rule that decides them once ({@link DeviceDraft}); a rule reading one runs after
+ * its owner. For entries the order matters where a rule qualifies an earlier one's entry (the OOM
+ * and process-table rules mark overlapping entries as not counted; the residual and the checks
+ * come last).
  *
  * <p>Extension points: msprof rules (HCCL, CANN runtime, other modules, the peak at instants)
  * and checkpoint rules (weights from safetensors headers) are added to {@link #DEVICE_RULES}
@@ -25,7 +27,8 @@ public final class Attribution {
     /** The project's rules, in order. */
     public static final List<DeviceRule> DEVICE_RULES = List.of(
             new LedgerMomentRule(),
-            new CapacityAndUsedRule(),
+            new SmiSampleRule(),
+            new UsedRule(),
             new DriverBaselineRule(),
             new VllmFiguresRule(),
             new ProfilePeakRule(),
@@ -34,7 +37,7 @@ public final class Attribution {
             new KvTokensCheck(),
             new OomRule(),
             new ProcessTableRule(),
-            new MsprofUsedRule(),
+            new MsprofUsedCheck(),
             new MsprofModulesRule(),
             new MsprofAllocatorCacheRule(),
             new MsprofPeakRule(),

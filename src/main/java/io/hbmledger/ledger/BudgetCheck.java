@@ -25,8 +25,8 @@ final class BudgetCheck implements DeviceRule {
                 .filter(t -> t.quantity() == Quantity.OOM_TOTAL_CAPACITY).findFirst();
         Long t = total.map(p -> p.t().o().bytes()).orElse(oomTotal.map(o -> o.o().bytes()).orElse(null));
         Source tSrc = total.map(p -> p.t().source()).orElse(oomTotal.map(TaggedObservation::source).orElse(null));
-        if (t != null && d.capacity.known()) {
-            d.check(TotalVsCapacity.check(t, tSrc, d.capacity.bytes(), Accelerator.smiName(ev)));
+        if (t != null && d.capacity().known()) {
+            d.check(TotalVsCapacity.check(t, tSrc, d.capacity().bytes(), Accelerator.smiName(ev)));
         }
         if (util.isEmpty() || t == null) {
             d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, Check.Status.SKIPPED,
@@ -54,13 +54,13 @@ final class BudgetCheck implements DeviceRule {
         if (server.isPresent()) {
             share = server.get().bytes();
             what = "the serving processes hold ";
-        } else if (d.used.known() && base.isPresent()) {
-            share = d.used.bytes() - base.get().bytes();
+        } else if (d.used().known() && base.isPresent()) {
+            share = d.used().bytes() - base.get().bytes();
             what = "used minus driver baseline is ";
         }
         if (share == null) {
             d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, Check.Status.SKIPPED,
-                    head + "; no " + d.moment + " sample of the server's share to compare"));
+                    head + "; no " + d.moment() + " sample of the server's share to compare"));
             return;
         }
         long over = share - budget;

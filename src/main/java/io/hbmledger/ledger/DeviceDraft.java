@@ -10,28 +10,123 @@ import java.util.Optional;
 /**
  * One device's ledger while the rules fill it in; {@link #build()} freezes it. Each component
  * appears once; a later rule may replace a component's entry (to lower or qualify it).
+ *
+ * <p>The device's own figures each have one owner rule, which decides them once (a second
+ * decision throws: it would be a second rule writing a field it does not own):
+ * moment: {@link LedgerMomentRule}; device key, capacity, the npu-smi sample and its reading of
+ * used: {@link SmiSampleRule}; used: {@link UsedRule} (npu-smi first, msprof second); residual:
+ * {@link ResidualRule}. Until decided, each reads as its default (ready, unknown).
  */
 public final class DeviceDraft {
 
     final int logicalDevice;
     final List<Integer> ranks;
-    String device;
-    String moment = "ready";
-    Amount capacity = Amount.unknown("no npu-smi sample of this device");
-    Amount used = Amount.unknown("no npu-smi sample of this device at this moment");
-    /** The npu-smi file the capacity and used figures came from, when any. */
-    String sampleFile;
-    /** That sample's moment name, null when the run does not state it. */
-    String sampleMoment;
+    private final Decided<String> device;
+    private final Decided<String> moment = new Decided<>("moment", "ready");
+    private final Decided<Amount> capacity = new Decided<>("capacity", Amount.unknown("no npu-smi sample of this device"));
+    private final Decided<Amount> smiUsed = new Decided<>("npu-smi used",
+            Amount.unknown("no npu-smi sample of this device at this moment"));
+    private final Decided<Amount> used = new Decided<>("used", Amount.unknown("no npu-smi sample of this device at this moment"));
+    private final Decided<SmiSample> sample = new Decided<>("sample", null);
+    private final Decided<Residual> residual = new Decided<>("residual", new Residual(null, null));
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private final List<Check> checks = new ArrayList<>();
-    Long residual;
-    String residualNote;
+
+    /**
+     * The npu-smi (or nvidia-smi) file the capacity and used figures came from.
+     *
+     * @param moment that sample's moment name, null when the run does not state it
+     */
+    record SmiSample(String file, String moment) {
+    }
+
+    /** Used minus the counted entries, null when used is unknown, and what it can hold. */
+    record Residual(Long bytes, String note) {
+    }
 
     DeviceDraft(int logicalDevice, List<Integer> ranks) {
         this.logicalDevice = logicalDevice;
         this.ranks = List.copyOf(ranks);
-        this.device = "device:" + logicalDevice;
+        this.device = new Decided<>("device key", "device:" + logicalDevice);
+    }
+
+    /** A figure its owner rule decides once. */
+    private static final class Decided<T> {
+        private final String name;
+        private T value;
+        private boolean decided;
+
+        Decided(String name, T initial) {
+            this.name = name;
+            this.value = initial;
+        }
+
+        T get() {
+            return value;
+        }
+
+        void decide(T v) {
+            if (decided) {
+                throw new IllegalStateException("the device's " + name + " is decided once, by its owner rule;"
+                        + " a second rule wrote it");
+            }
+            decided = true;
+            value = v;
+        }
+    }
+
+    void decideMoment(String m) {
+        moment.decide(m);
+    }
+
+    void decideDeviceKey(String key) {
+        device.decide(key);
+    }
+
+    void decideCapacity(Amount a) {
+        capacity.decide(a);
+    }
+
+    void decideSample(SmiSample s) {
+        sample.decide(s);
+    }
+
+    void decideSmiUsed(Amount a) {
+        smiUsed.decide(a);
+    }
+
+    void decideUsed(Amount a) {
+        used.decide(a);
+    }
+
+    void decideResidual(Residual r) {
+        residual.decide(r);
+    }
+
+    public Amount capacity() {
+        return capacity.get();
+    }
+
+    /** The npu-smi sample's reading of used ({@link SmiSampleRule}), before {@link UsedRule} picks used. */
+    Amount smiUsed() {
+        return smiUsed.get();
+    }
+
+    public Amount used() {
+        return used.get();
+    }
+
+    /** The npu-smi file used was read from, null when no sample at the moment shows it. */
+    String sampleFile() {
+        return sample.get() == null ? null : sample.get().file();
+    }
+
+    String sampleMoment() {
+        return sample.get() == null ? null : sample.get().moment();
+    }
+
+    Long residual() {
+        return residual.get().bytes();
     }
 
     public int logicalDevice() {
@@ -43,7 +138,7 @@ public final class DeviceDraft {
     }
 
     public String moment() {
-        return moment;
+        return moment.get();
     }
 
     public void put(Entry e) {
@@ -76,7 +171,7 @@ public final class DeviceDraft {
     }
 
     public DeviceLedger build() {
-        return new DeviceLedger(device, logicalDevice, ranks, moment, capacity, used,
-                List.copyOf(entries.values()), residual, residualNote, checks);
+        return new DeviceLedger(device.get(), logicalDevice, ranks, moment.get(), capacity.get(), used.get(),
+                List.copyOf(entries.values()), residual.get().bytes(), residual.get().note(), checks);
     }
 }

@@ -18,7 +18,7 @@ final class LaterSamplesCheck implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (!"ready".equals(d.moment) || !d.used.known()) {
+        if (!"ready".equals(d.moment()) || !d.used().known()) {
             List<String> unused = new java.util.ArrayList<>();
             for (Moment m : List.of(Moment.LOAD, Moment.AFTER)) {
                 ev.smiFiles(m).forEach(f -> unused.add(f.file() + " (" + m.jsonName() + ")"));
@@ -52,8 +52,8 @@ final class LaterSamplesCheck implements DeviceRule {
                 continue;
             }
             long later = max.o().bytes();
-            long growth = later - d.used.bytes();
-            long tolerance = d.capacity.known() ? d.capacity.bytes() / 50 : d.used.bytes() / 50;
+            long growth = later - d.used().bytes();
+            long tolerance = d.capacity().known() ? d.capacity().bytes() / 50 : d.used().bytes() / 50;
             d.check(new Check(NAME, growth > tolerance ? Check.Status.WARN : Check.Status.PASS,
                     (samples > 1 ? "largest of " + samples + " " + m.jsonName() + " samples " : m.jsonName() + " sample ")
                             + max.source().shortForm() + ": used " + Units.gib(later) + ", "

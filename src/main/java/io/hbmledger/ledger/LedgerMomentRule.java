@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
+
 /**
  * Which instant the device's ledger explains: {@code oom} when the run's log holds an
  * out-of-memory failure (every device is explained at the failure, the failed one with
@@ -16,11 +17,11 @@ final class LedgerMomentRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (!ev.where(OomDevices::isOom).isEmpty()) {
-            d.moment = "oom";
+            d.decideMoment("oom");
         } else if (ev.startFailure() != null || refusedKv(ev).isPresent()) {
-            d.moment = FAILED_START;
+            d.decideMoment(FAILED_START);
         } else {
-            d.moment = "ready";
+            d.decideMoment("ready");
         }
     }
 

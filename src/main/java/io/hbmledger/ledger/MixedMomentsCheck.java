@@ -14,8 +14,8 @@ final class MixedMomentsCheck implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        Set<String> fits = LedgerMomentRule.failure(d.moment) ? Set.of("oom", "startup", "static", LedgerMomentRule.FAILED_START)
-                : Set.of(d.moment, "startup", "static");
+        Set<String> fits = LedgerMomentRule.failure(d.moment()) ? Set.of("oom", "startup", "static", LedgerMomentRule.FAILED_START)
+                : Set.of(d.moment(), "startup", "static");
         List<String> odd = new ArrayList<>();
         for (Entry e : d.entries()) {
             if (!e.known() || !e.counted()) {
@@ -28,17 +28,17 @@ final class MixedMomentsCheck implements DeviceRule {
                 odd.add(e.component() + " (" + (e.moment() == null ? "moment not stated" : e.moment()) + ")");
             }
         }
-        if (d.used.known() && d.used.note() != null && d.used.note().contains("without a stated moment")) {
-            odd.add("used (sample without a stated moment: if it was taken at " + d.moment + ", say so with --moment FILE="
-                    + d.moment + " or evidence[].moment; otherwise name the moment it was taken at)");
+        if (d.used().known() && d.used().note() != null && d.used().note().contains("without a stated moment")) {
+            odd.add("used (sample without a stated moment: if it was taken at " + d.moment() + ", say so with --moment FILE="
+                    + d.moment() + " or evidence[].moment; otherwise name the moment it was taken at)");
         }
         if (odd.isEmpty()) {
             d.check(new Check(Check.MIXED_MOMENTS, Check.Status.PASS,
-                    "every counted entry describes " + d.moment
-                            + ("ready".equals(d.moment) ? " (start-up figures last until ready)" : "")));
+                    "every counted entry describes " + d.moment()
+                            + ("ready".equals(d.moment()) ? " (start-up figures last until ready)" : "")));
         } else {
             d.check(new Check(Check.MIXED_MOMENTS, Check.Status.WARN,
-                    "taken at another moment than " + d.moment + ": " + String.join(", ", odd)));
+                    "taken at another moment than " + d.moment() + ": " + String.join(", ", odd)));
         }
     }
 }

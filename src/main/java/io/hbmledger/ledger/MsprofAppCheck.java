@@ -21,7 +21,7 @@ final class MsprofAppCheck implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
-        if (!m.present() || !"ready".equals(d.moment)) {
+        if (!m.present() || !"ready".equals(d.moment())) {
             return;
         }
         List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);

@@ -30,10 +30,6 @@ final class MsprofDeviceCheck implements DeviceRule {
                     + " (the export holds " + (seen.isEmpty() ? "no device" : String.join(", ", seen)) + ")"));
             return;
         }
-        if (d.residualNote != null && d.hasKnownCounted(Component.HCCL) && d.hasKnownCounted(Component.CANN_RUNTIME)) {
-            // the residual rule's wording predates msprof; say what is now taken out of it
-            d.residualNote += "; HCCL and the CANN runtime are measured lines above (msprof), so not in it";
-        }
         MsprofDeviceMap.Match first = matches.get(0);
         String more = matches.size() > 1 ? "; also in " + matches.subList(1, matches.size()).stream()
                 .map(x -> x.key() + " of " + x.export().name()).toList() + " (first used)" : "";

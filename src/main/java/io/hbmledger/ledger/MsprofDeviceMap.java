@@ -91,7 +91,7 @@ final class MsprofDeviceMap {
      * for it or the ledger is at another moment (msprof lines are read at the ready instant).
      */
     static java.util.Optional<Match> atReady(EvidenceSet ev, DeviceDraft d) {
-        if (!ev.msprof().present() || !"ready".equals(d.moment)) {
+        if (!ev.msprof().present() || !"ready".equals(d.moment())) {
             return java.util.Optional.empty();
         }
         List<Match> matches = of(ev.msprof(), ev.layout()).matches(d.logicalDevice);

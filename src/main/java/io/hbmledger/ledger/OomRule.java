@@ -15,7 +15,7 @@ final class OomRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (!"oom".equals(d.moment)) {
+        if (!"oom".equals(d.moment())) {
             return;
         }
         List<TaggedObservation> lines = OomDevices.of(ev, d.logicalDevice);

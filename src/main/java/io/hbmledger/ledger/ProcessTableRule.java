@@ -18,21 +18,21 @@ final class ProcessTableRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (d.sampleFile == null) {
-            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment));
+        if (d.sampleFile() == null) {
+            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment()));
             return;
         }
-        if (!ev.smiListsProcesses(d.sampleFile)) {
+        if (!ev.smiListsProcesses(d.sampleFile())) {
             d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES,
-                    "the " + d.moment + " sample lists no process on any device (no process table, or it was cut off)"));
+                    "the " + d.moment() + " sample lists no process on any device (no process table, or it was cut off)"));
             return;
         }
-        List<TaggedObservation> procs = ev.smiRows(d.sampleFile, d.logicalDevice).stream()
+        List<TaggedObservation> procs = ev.smiRows(d.sampleFile(), d.logicalDevice).stream()
                 .filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).toList();
         List<Long> pids = ev.layout().serverPids();
         // In a container, npu-smi may show host pids while the server's own pids are the
         // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
-        String sampleFile = d.sampleFile;
+        String sampleFile = d.sampleFile();
         boolean pidsSeen = !pids.isEmpty() && ev.where(t -> t.file().equals(sampleFile)
                 && t.quantity() == Quantity.PROCESS_MEMORY && pids.contains(t.o().context().pid())).size() > 0;
         boolean byPid = pidsSeen;
@@ -56,25 +56,25 @@ final class ProcessTableRule implements DeviceRule {
         if (!server.isEmpty()) {
             Entry e = new Entry(Component.SERVER_PROCESSES, serverBytes, confidence(server), sources(server),
                     "serving process memory per the process table (" + describe(server) + "), " + how,
-                    d.sampleMoment, true, arithmetic(server));
+                    d.sampleMoment(), true, arithmetic(server));
             d.put(split ? e.notCounted("holds the vLLM components above, so not in the sum") : e);
         }
         // No other process: the table's rows for this device (or its usage row) are the evidence.
         List<Source> otherSrc = !other.isEmpty() ? sources(other)
-                : !server.isEmpty() ? sources(server) : d.used.known() ? List.of(d.used.source()) : List.of();
+                : !server.isEmpty() ? sources(server) : d.used().known() ? List.of(d.used().source()) : List.of();
         d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, confidence(other), otherSrc,
                 other.isEmpty() ? "the process table lists no other process on this device"
                         : "other processes on this device (" + describe(other) + "), " + how,
-                d.sampleMoment, true, arithmetic(other)));
-        if (d.used.known()) {
+                d.sampleMoment(), true, arithmetic(other)));
+        if (d.used().known()) {
             long all = serverBytes + otherBytes;
-            long outside = d.used.bytes() - all;
+            long outside = d.used().bytes() - all;
             List<Source> src = new ArrayList<>();
-            src.add(d.used.source());
+            src.add(d.used().source());
             src.addAll(sources(procs));
             d.put(new Entry(Component.OUTSIDE_PROCESSES, outside, Confidence.INFERRED, src,
                     "device used minus the memory of every listed process: driver, firmware and runtime reserve",
-                    d.sampleMoment, true, "used " + d.used.bytes() + " B - processes " + all + " B = " + outside
+                    d.sampleMoment(), true, "used " + d.used().bytes() + " B - processes " + all + " B = " + outside
                             + " B (" + Units.gib(outside) + ")"));
             d.get(Component.DRIVER_BASELINE).filter(Entry::known).ifPresent(e ->
                     d.put(e.notCounted("part of outside_processes, so not in the sum")));

@@ -52,7 +52,7 @@ final class VllmFiguresRule implements DeviceRule {
                 // V1 prints a negative "Available KV cache memory" when nothing is left for KV.
                 counted = false;
                 note += "; negative: vLLM found no memory left for the KV cache and refuses to start";
-            } else if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment)) {
+            } else if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment())) {
                 counted = false;
                 note += "; freed before the server was ready, so not in the sum";
             }

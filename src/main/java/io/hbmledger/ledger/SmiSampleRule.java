@@ -10,16 +10,18 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Capacity and used memory of the device from an npu-smi sample at the ledger's moment
+ * Owner of the device key, capacity and the npu-smi sample, and of that sample's reading of
+ * used ({@link DeviceDraft#smiUsed()}; {@link UsedRule} decides used from it): capacity and used
+ * memory of the device from an npu-smi sample at the ledger's moment
  * (measured; used worked out from {@code -t usages}' capacity x rate is inferred). {@code HBM-Usage(MB)} is MiB (evidence-v1); a chip without HBM (310P) gives its
  * DDR {@code Memory-Usage} instead, and the source says so. A sample without a stated moment is
  * used only when no sample has the right one, and the mixed-moments check then warns.
  */
-final class CapacityAndUsedRule implements DeviceRule {
+final class SmiSampleRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        List<Moment> order = LedgerMomentRule.failure(d.moment)
+        List<Moment> order = LedgerMomentRule.failure(d.moment())
                 ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
                 : Arrays.asList(Moment.READY, null);
         for (Moment m : order) {
@@ -33,26 +35,25 @@ final class CapacityAndUsedRule implements DeviceRule {
             }
             EvidenceSet.FileInfo f = withDevice.get(withDevice.size() - 1);
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
-            d.sampleFile = f.file();
-            d.sampleMoment = m == null ? null : m.jsonName();
-            ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
+            d.decideSample(new DeviceDraft.SmiSample(f.file(), m == null ? null : m.jsonName()));
+            ev.smiKey(f.file(), d.logicalDevice).ifPresent(d::decideDeviceKey);
             Optional<UsageRate> rate = UsageRate.of(rows);
             if (pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).isEmpty() && rate.isPresent()) {
                 UsageRate r = rate.get();
                 String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, r.rate());
-                d.capacity = new Amount(r.capacity().o().bytes(), r.capacity().source(), r.what() + " (npu-smi info -t usages), "
-                        + (m == null ? "sample without a stated moment" : m.jsonName() + " sample"));
+                d.decideCapacity(new Amount(r.capacity().o().bytes(), r.capacity().source(), r.what() + " (npu-smi info -t usages), "
+                        + (m == null ? "sample without a stated moment" : m.jsonName() + " sample")));
                 // a product of two readings, not a reading: inferred, with the arithmetic (README)
-                d.used = Amount.inferred(r.usedBytes(), r.rate().source(), r.note() + ", "
+                d.decideSmiUsed(Amount.inferred(r.usedBytes(), r.rate().source(), r.note() + ", "
                         + (m == null ? "sample without a stated moment" : m.jsonName() + " sample") + which,
-                        r.arithmetic());
+                        r.arithmetic()));
                 return;
             }
             TaggedObservation u = pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).orElseThrow();
             String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, u);
-            d.used = new Amount(u.o().bytes(), u.source(), note(u, m) + which);
+            d.decideSmiUsed(new Amount(u.o().bytes(), u.source(), note(u, m) + which));
             pick(rows, Quantity.HBM_TOTAL, Quantity.MEMORY_TOTAL, Quantity.FB_TOTAL).ifPresent(c ->
-                    d.capacity = new Amount(c.o().bytes(), c.source(), note(c, m)));
+                    d.decideCapacity(new Amount(c.o().bytes(), c.source(), note(c, m))));
             return;
         }
         // No sample at the moment: capacity does not change, so any sample of the device gives it.
@@ -63,17 +64,17 @@ final class CapacityAndUsedRule implements DeviceRule {
             List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
             Optional<TaggedObservation> cap = pick(rows, Quantity.HBM_TOTAL, Quantity.HBM_CAPACITY, Quantity.MEMORY_TOTAL, Quantity.MEMORY_CAPACITY, Quantity.FB_TOTAL);
             if (cap.isPresent()) {
-                ev.smiKey(f.file(), d.logicalDevice).ifPresent(k -> d.device = k);
+                ev.smiKey(f.file(), d.logicalDevice).ifPresent(d::decideDeviceKey);
                 TaggedObservation c = cap.get();
-                d.capacity = new Amount(c.o().bytes(), c.source(),
+                d.decideCapacity(new Amount(c.o().bytes(), c.source(),
                         "from the " + (f.moment() == null ? "untagged" : f.moment().jsonName())
-                                + " sample; capacity does not change");
+                                + " sample; capacity does not change"));
                 break;
             }
         }
-        d.used = Amount.unknown(whyNoUsed(ev, d));
-        if (!d.capacity.known()) {
-            d.capacity = Amount.unknown("no " + Accelerator.smiName(ev) + " sample shows this device");
+        d.decideSmiUsed(Amount.unknown(whyNoUsed(ev, d)));
+        if (!d.capacity().known()) {
+            d.decideCapacity(Amount.unknown("no " + Accelerator.smiName(ev) + " sample shows this device"));
         }
     }
 
@@ -90,7 +91,7 @@ final class CapacityAndUsedRule implements DeviceRule {
             if (!ev.smiRows(f.file(), d.logicalDevice).isEmpty()) {
                 have.add(name);
             }
-            if (f.moment() != null && f.moment().jsonName().equals(d.moment)) {
+            if (f.moment() != null && f.moment().jsonName().equals(d.moment())) {
                 atMoment.add(f.file());
             }
         }
@@ -99,9 +100,9 @@ final class CapacityAndUsedRule implements DeviceRule {
                     ? "no " + smi + " sample shows this device" : "no " + smi + " sample in the run";
         }
         if (!atMoment.isEmpty()) {
-            return "the " + d.moment + " sample(s) " + String.join(", ", atMoment) + " show no used memory of this device";
+            return "the " + d.moment() + " sample(s) " + String.join(", ", atMoment) + " show no used memory of this device";
         }
-        return "no " + smi + " sample at " + d.moment + "; this device appears only in " + String.join(", ", have);
+        return "no " + smi + " sample at " + d.moment() + "; this device appears only in " + String.join(", ", have);
     }
 
     private static boolean hasUsed(List<TaggedObservation> rows) {
