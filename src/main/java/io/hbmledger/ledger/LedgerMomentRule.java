@@ -18,7 +18,7 @@ final class LedgerMomentRule implements DeviceRule {
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (!ev.where(OomDevices::isOom).isEmpty()) {
             d.decideMoment("oom");
-        } else if (ev.startFailure() != null || refusedKv(ev).isPresent()) {
+        } else if (ev.startFailure() != null || refusedKv(ev).isPresent() || refusedStart(ev).isPresent()) {
             d.decideMoment(FAILED_START);
         } else {
             d.decideMoment("ready");
@@ -38,5 +38,14 @@ final class LedgerMomentRule implements DeviceRule {
     static java.util.Optional<TaggedObservation> refusedKv(EvidenceSet ev) {
         return ev.where(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE && t.o().bytes() != null && t.o().bytes() < 0)
                 .stream().findFirst();
+    }
+
+    /**
+     * A refusal or memory error the engine printed before it became ready (vLLM's free-memory
+     * check at start, KV sizing, profiling or model loading: {@code memory_failure} with its
+     * phase). An out-of-memory error with figures is the OOM moment instead.
+     */
+    static java.util.Optional<TaggedObservation> refusedStart(EvidenceSet ev) {
+        return ev.where(t -> t.quantity() == Quantity.MEMORY_FAILURE).stream().findFirst();
     }
 }

@@ -24,9 +24,9 @@ final class LedgerSumCheck implements DeviceRule {
         long sum = used - d.residual();
         String detail = "counted entries " + Units.gib(sum) + " vs used " + Units.gib(used)
                 + ": residual " + Units.gib(d.residual());
-        if (d.hasKnownCounted(Component.SERVER_PROCESSES) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
+        if (ProcessTableRule.coversUsed(d)) {
             d.check(new Check(Check.LEDGER_SUM_VS_USED, Check.Status.SKIPPED,
-                    detail + " by construction (no split of the server's memory to check)"));
+                    detail + " by construction (no split of the processes' memory to check)"));
             return;
         }
         long tolerance = d.capacity().known() ? d.capacity().bytes() / 50 : used / 50;

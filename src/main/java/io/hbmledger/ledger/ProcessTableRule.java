@@ -10,9 +10,12 @@ import java.util.Locale;
  * of every other process (measured for one process row, inferred with the sum shown for several), and device used minus all process memory as the part no
  * process is charged for (driver, firmware, runtime reserve; inferred from measured figures).
  *
- * <p>Server processes are the pids run.json names ({@code deployment.server_pids}); without them,
- * a process whose name contains vllm, python or ray counts as the server's and the note says the
- * split was made by name.
+ * <p>Server processes are the pids the evidence names: run.json's {@code deployment.server_pids}
+ * ({@code --server-pid}) and the pids of the vLLM log's worker prefixes. A process is never the
+ * server's by its name: a second vLLM instance on the card is a python process too, and exactly
+ * the one the user needs to see. Without a pid that ties a row to the server, every row is
+ * {@code other_processes}; when the vLLM figures are counted, that line then stays out of the sum,
+ * as it may hold the server's own process.
  */
 final class ProcessTableRule implements DeviceRule {
 
@@ -29,7 +32,7 @@ final class ProcessTableRule implements DeviceRule {
         }
         List<TaggedObservation> procs = ev.smiRows(d.sampleFile(), d.logicalDevice).stream()
                 .filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).toList();
-        List<Long> pids = ev.layout().serverPids();
+        List<Long> pids = serverPids(ev);
         // In a container, npu-smi may show host pids while the server's own pids are the
         // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
         String sampleFile = d.sampleFile();
@@ -39,20 +42,20 @@ final class ProcessTableRule implements DeviceRule {
         List<TaggedObservation> server = new ArrayList<>();
         List<TaggedObservation> other = new ArrayList<>();
         for (TaggedObservation p : procs) {
-            boolean isServer = byPid ? pids.contains(p.o().context().pid()) : byName(p.o().context().processName());
+            boolean isServer = byPid && pids.contains(p.o().context().pid());
             (isServer ? server : other).add(p);
         }
-        String how = byPid ? "told apart by deployment.server_pids"
-                : pids.isEmpty() ? "told apart by process name (vllm, python, ray; run.json names no server_pids)"
-                : "told apart by process name (vllm, python, ray): none of run.json's server_pids is in this " + Accelerator.smiName(ev) + " table"
-                        + " (a container shows other pids than the host)";
+        String how = byPid ? "told apart by the server's pids (run.json server_pids, --server-pid, the log's pid= prefixes)"
+                : pids.isEmpty() ? "no evidence names the server's pids (--server-pid, run.json server_pids, or a log with"
+                        + " pid= prefixes), so no row is counted as the server's, whatever its name"
+                : "none of the server's pids (" + pids + ") is in this " + Accelerator.smiName(ev) + " table (a container"
+                        + " shows other pids than the host), so no row is counted as the server's, whatever its name";
         if (byPid) {
             UnlistedServerCheck.apply(d, other);
         }
         long serverBytes = sum(server);
         long otherBytes = sum(other);
-        boolean split = d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
-                || d.hasKnownCounted(Component.TORCH_ALLOCATED);
+        boolean split = splitByVllm(d);
         if (!server.isEmpty()) {
             Entry e = new Entry(Component.SERVER_PROCESSES, serverBytes, confidence(server), sources(server),
                     "serving process memory per the process table (" + describe(server) + "), " + how,
@@ -62,10 +65,13 @@ final class ProcessTableRule implements DeviceRule {
         // No other process: the table's rows for this device (or its usage row) are the evidence.
         List<Source> otherSrc = !other.isEmpty() ? sources(other)
                 : !server.isEmpty() ? sources(server) : d.used().known() ? List.of(d.used().source()) : List.of();
-        d.put(new Entry(Component.OTHER_PROCESSES, otherBytes, confidence(other), otherSrc,
+        Entry others = new Entry(Component.OTHER_PROCESSES, otherBytes, confidence(other), otherSrc,
                 other.isEmpty() ? "the process table lists no other process on this device"
                         : "other processes on this device (" + describe(other) + "), " + how,
-                d.sampleMoment(), true, arithmetic(other)));
+                d.sampleMoment(), true, arithmetic(other));
+        d.put(!byPid && split && !other.isEmpty()
+                ? others.notCounted("may hold the server's own process, whose vLLM components are counted above")
+                : others);
         if (d.used().known()) {
             long all = serverBytes + otherBytes;
             long outside = d.used().bytes() - all;
@@ -81,9 +87,31 @@ final class ProcessTableRule implements DeviceRule {
         }
     }
 
-    static boolean byName(String name) {
-        String n = name == null ? "" : name.toLowerCase(Locale.ROOT);
-        return n.contains("vllm") || n.contains("python") || n.contains("ray");
+    /**
+     * Every process row is counted whole, no vLLM figure overlaps them, and outside_processes is
+     * used minus those rows: the sum is used by construction, and the residual says nothing.
+     */
+    static boolean coversUsed(DeviceDraft d) {
+        boolean rowsWhole = d.get(Component.SERVER_PROCESSES).filter(Entry::known).map(Entry::counted).orElse(true)
+                && d.get(Component.OTHER_PROCESSES).filter(Entry::known).map(Entry::counted).orElse(true);
+        return rowsWhole && !splitByVllm(d) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES);
+    }
+
+    /** vLLM's own figures are counted: the process rows then overlap them. */
+    private static boolean splitByVllm(DeviceDraft d) {
+        return d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
+                || d.hasKnownCounted(Component.TORCH_ALLOCATED);
+    }
+
+    /** The pids the evidence ties to the server: run.json / --server-pid, and the vLLM log's worker prefixes. */
+    static List<Long> serverPids(EvidenceSet ev) {
+        java.util.LinkedHashSet<Long> pids = new java.util.LinkedHashSet<>(ev.layout().serverPids());
+        for (TaggedObservation t : ev.observations()) {
+            if (t.isVllm() && t.o().context().pid() != null) {
+                pids.add(t.o().context().pid());
+            }
+        }
+        return List.copyOf(pids);
     }
 
     /**

@@ -41,8 +41,8 @@ final class ResidualRule implements DeviceRule {
                     + " which explains a few MiB per line at most";
         }
         boolean splitByProfiler = d.hasKnownCounted(Component.HCCL);
-        if (d.hasKnownCounted(Component.SERVER_PROCESSES) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
-            return "0 by construction: the server's memory is not split here and outside_processes is used minus process memory";
+        if (ProcessTableRule.coversUsed(d)) {
+            return "0 by construction: the processes' memory is not split here and outside_processes is used minus process memory";
         }
         if (d.hasKnownCounted(Component.OUTSIDE_PROCESSES)) {
             return "memory of the serving process that the listed components do not cover: "

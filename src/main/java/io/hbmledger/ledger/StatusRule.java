@@ -33,8 +33,14 @@ final class StatusRule implements RunRule {
         }
         if (ooms.isEmpty()) {
             // the collection's own failure reason reaches the ledger through withCollection
-            LedgerMomentRule.refusedKv(ev).ifPresent(t -> run.failed("the server did not start: vLLM found no"
+            var kv = LedgerMomentRule.refusedKv(ev);
+            kv.ifPresent(t -> run.failed("the server did not start: vLLM found no"
                     + " memory left for the KV cache (" + t.source().shortForm() + ") and refuses to start with none"));
+            if (kv.isEmpty()) {
+                LedgerMomentRule.refusedStart(ev).ifPresent(t -> run.failed("the server did not start: the engine"
+                        + " refused it in phase " + t.o().context().component() + " (" + t.file() + ":" + t.o().line()
+                        + "); the findings give the arithmetic"));
+            }
         }
         if (Accelerator.gpu(ev)) {
             run.incomplete("no profiler evidence for NCCL buffers, the CUDA context and the peak under load:"

@@ -16,7 +16,7 @@ final class UnlistedServerCheck {
     }
 
     static void apply(DeviceDraft d, List<TaggedObservation> others) {
-        List<TaggedObservation> alike = others.stream().filter(t -> ProcessTableRule.byName(t.o().context().processName())).toList();
+        List<TaggedObservation> alike = others.stream().filter(t -> servingName(t.o().context().processName())).toList();
         if (alike.isEmpty()) {
             return; // nothing to say: no check line, so ledgers without the case stay as they were
         }
@@ -30,5 +30,11 @@ final class UnlistedServerCheck {
         d.check(new Check(NAME, Check.Status.WARN, b + ": named like a serving process (vllm, python, ray) but not among"
                 + " the server pids, so its " + Units.gib(bytes) + " is counted as other_processes; if it is a worker"
                 + " of this server, add its pid (--server-pid, deployment.server_pids)"));
+    }
+
+    /** A name a serving process may have: a hint for the warning only, never an attribution. */
+    private static boolean servingName(String name) {
+        String n = name == null ? "" : name.toLowerCase(java.util.Locale.ROOT);
+        return n.contains("vllm") || n.contains("python") || n.contains("ray");
     }
 }

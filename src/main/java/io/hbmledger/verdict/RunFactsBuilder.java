@@ -41,7 +41,9 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.GRAPH_MEMORY, Fact.GRAPH_POOL),
             Map.entry(Quantity.OOM_TRIED, Fact.OOM_TRIED),
             Map.entry(Quantity.OOM_FREE, Fact.OOM_FREE),
-            Map.entry(Quantity.OOM_TOTAL_CAPACITY, Fact.OOM_TOTAL));
+            Map.entry(Quantity.OOM_TOTAL_CAPACITY, Fact.OOM_TOTAL),
+            Map.entry(Quantity.KV_CACHE_NEEDED, Fact.KV_NEEDED),
+            Map.entry(Quantity.MAX_MODEL_LEN, Fact.MAX_MODEL_LEN));
 
     private RunFactsBuilder() {
     }
@@ -105,6 +107,13 @@ public final class RunFactsBuilder {
         io.hbmledger.ledger.Source oom = null;
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
         for (TaggedObservation t : obs) {
+            if (t.quantity() == Quantity.MEMORY_FAILURE && "startup_check".equals(t.o().context().component())) {
+                refusal = t.source();
+                engine = ServerFacts.Engine.V1;
+            }
+            if (t.quantity() == Quantity.ENGINE_VERSION && t.o().value() != null) {
+                engine = t.o().value() == 0 ? ServerFacts.Engine.V0 : ServerFacts.Engine.V1;
+            }
             Fact f = VLLM.get(t.quantity());
             if (f == null) {
                 continue;
@@ -114,14 +123,10 @@ public final class RunFactsBuilder {
                 facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().context().tokensPerRequest(),
                         Confidence.REPORTED, null, List.of(t.source())));
             }
-            if (f == Fact.FREE_AT_START) {
-                refusal = t.source();
-                engine = ServerFacts.Engine.V1;
-            }
             if (f == Fact.OOM_TRIED) {
                 oom = t.source();
             }
-            if (f == Fact.CPU_BLOCKS) {
+            if (f == Fact.CPU_BLOCKS && engine == ServerFacts.Engine.UNKNOWN) {
                 // V1 has no CPU swap blocks
                 engine = ServerFacts.Engine.V0;
             }

@@ -246,10 +246,13 @@ class AttributionTest {
         assertThat(d.device()).isEqualTo("gpu:1");
         assertThat(d.used().bytes()).isEqualTo(70000 * MIB);
         assertThat(d.capacity().bytes()).isEqualTo(81559 * MIB);
-        // outside = 70000 - 69000 = 1000 MiB; the server process (by name) is split by weights, so not counted
+        // outside = 70000 - 69000 = 1000 MiB; no evidence ties pid 7 (python3) to the server, so it is
+        // other_processes, kept out of the sum because it may hold the server whose weights are counted
         assertThat(entry(d, Component.OUTSIDE_PROCESSES).bytes()).isEqualTo(1000 * MIB);
-        assertThat(entry(d, Component.SERVER_PROCESSES).counted()).isFalse();
-        assertThat(entry(d, Component.SERVER_PROCESSES).note()).contains("told apart by process name");
+        assertThat(d.entries()).noneMatch(e -> e.component().equals(Component.SERVER_PROCESSES));
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isEqualTo(69000 * MIB);
+        assertThat(entry(d, Component.OTHER_PROCESSES).counted()).isFalse();
+        assertThat(entry(d, Component.OTHER_PROCESSES).note()).contains("pid 7 python3", "no evidence names the server's pids");
         // residual = 70000 MiB - 15 GiB - 0 - 1000 MiB = 69000 MiB - 15360 MiB = 53640 MiB
         assertThat(d.residualBytes()).isEqualTo(53640 * MIB);
     }
@@ -296,9 +299,9 @@ class AttributionTest {
         assertThat(kv.note()).contains("no memory left for the KV cache");
     }
 
-    /** Container pids that npu-smi does not show: fall back to process names and say so. */
+    /** Container pids that npu-smi does not show: no row is the server's, whatever its name, and the note says why. */
     @Test
-    void serverPidsFromAnotherNamespaceFallBackToNames() {
+    void serverPidsFromAnotherNamespaceTieNoRow() {
         file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
         add("ready.txt", Observation.bytes(Quantity.HBM_USED, 40000 * MIB, 9, "40000").in(Context.device("npu:0/chip:0")));
         add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
@@ -307,9 +310,33 @@ class AttributionTest {
         Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(1440043L), null)));
         DeviceLedger d = l.devices().get(0);
-        assertThat(entry(d, Component.SERVER_PROCESSES).bytes()).isEqualTo(36000 * MIB);
-        assertThat(entry(d, Component.SERVER_PROCESSES).note()).contains("none of run.json's server_pids");
-        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isEqualTo(500 * MIB);
+        // 36000 + 500 MiB, both other_processes; no vLLM figure is counted, so the line is in the sum
+        assertThat(d.entries()).noneMatch(e -> e.component().equals(Component.SERVER_PROCESSES));
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isEqualTo(36500 * MIB);
+        assertThat(entry(d, Component.OTHER_PROCESSES).counted()).isTrue();
+        assertThat(entry(d, Component.OTHER_PROCESSES).note()).contains("none of the server's pids ([1440043])");
+    }
+
+    /**
+     * Issue 10: a second instance's python process on the card is another tenant. The log's
+     * worker prefix names pid 2198 as the server's; pid 4242 (python, 32768 MiB) is not.
+     */
+    @Test
+    void aForeignPythonProcessIsOtherProcessesNotTheServer() {
+        file("ready.txt", EvidenceFormat.NPU_SMI_INFO, Moment.READY);
+        file("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("ready.txt", Observation.bytes(Quantity.HBM_USED, 60000 * MIB, 9, "60000").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 9, "65536").in(Context.device("npu:0/chip:0")));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 24000 * MIB, 40, "24000").in(Context.builder().device("npu:0/chip:0").pid(2198L).processName("python").build()));
+        add("ready.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 32768 * MIB, 41, "32768").in(Context.builder().device("npu:0/chip:0").pid(4242L).processName("python").build()));
+        add("serve.log", Observation.bytes(Quantity.WEIGHTS, 2L << 30, 5, "2.00 GiB").in(Context.builder().process("EngineCore_DP0 pid=2198").pid(2198L).build()));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        DeviceLedger d = l.devices().get(0);
+        assertThat(entry(d, Component.SERVER_PROCESSES).bytes()).isEqualTo(24000 * MIB);
+        assertThat(entry(d, Component.OTHER_PROCESSES).bytes()).isEqualTo(32768 * MIB);
+        assertThat(entry(d, Component.OTHER_PROCESSES).counted()).isTrue();
+        assertThat(entry(d, Component.OTHER_PROCESSES).note()).contains("pid 4242 python");
     }
 
     @Test
