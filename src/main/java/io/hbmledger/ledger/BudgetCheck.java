@@ -28,9 +28,20 @@ final class BudgetCheck implements DeviceRule {
         if (t != null && d.capacity().known()) {
             d.check(TotalVsCapacity.check(t, tSrc, d.capacity().bytes(), Accelerator.smiName(ev)));
         }
-        if (util.isEmpty() || t == null) {
+        // Fallbacks, each said in the check: run.json's utilization when the log prints none, and
+        // the device capacity when the log gives no total (the engine sees less than capacity).
+        Double u = util.map(p -> p.t().o().value()).orElse(ev.layout().utilization());
+        String uText = util.map(p -> p.t().o().text() + " (" + p.t().source().file() + ":" + p.t().o().line() + ")")
+                .orElse(u == null ? null : u + " (run.json deployment.gpu_memory_utilization)");
+        String tNote = "";
+        if (t == null && d.capacity().known()) {
+            t = d.capacity().bytes();
+            tNote = " (" + Accelerator.smiName(ev) + " capacity, as the log gives no total: the engine sees somewhat less,"
+                    + " so this budget is an upper bound)";
+        }
+        if (u == null || t == null) {
             d.check(new Check(Check.VLLM_BUDGET_VS_DEVICE, Check.Status.SKIPPED,
-                    "the log gives no " + (util.isEmpty() ? "gpu_memory_utilization" : "total memory")));
+                    "the log gives no " + (u == null ? "gpu_memory_utilization" : "total memory")));
             return;
         }
         // vLLM's own product (V0 "total_gpu_memory (X) x gpu_memory_utilization (u) = Y") is more
@@ -42,10 +53,12 @@ final class BudgetCheck implements DeviceRule {
             budget = printed.get().t().o().bytes();
             head = "budget " + Units.gib(budget) + " as vLLM printed it (" + printed.get().t().source().shortForm() + ")";
         } else {
-            budget = BigDecimal.valueOf(util.get().t().o().value()).multiply(BigDecimal.valueOf(t))
+            budget = BigDecimal.valueOf(u).multiply(BigDecimal.valueOf(t))
                     .setScale(0, RoundingMode.FLOOR).longValueExact();
-            head = "budget " + util.get().t().o().text() + " x " + Units.gib(t) + " = " + Units.gib(budget)
-                    + " (" + util.get().t().source().file() + ":" + util.get().t().o().line() + ")";
+            head = util.isPresent()
+                    ? "budget " + util.get().t().o().text() + " x " + Units.gib(t) + tNote + " = " + Units.gib(budget)
+                            + " (" + util.get().t().source().file() + ":" + util.get().t().o().line() + ")"
+                    : "budget " + uText + " x " + Units.gib(t) + tNote + " = " + Units.gib(budget);
         }
         Long share = null;
         String what = null;

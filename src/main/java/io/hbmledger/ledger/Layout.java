@@ -13,9 +13,13 @@ import java.util.List;
  *     on device i
  * @param serverPids pids of the serving execution, empty when unknown
  * @param model model name, for the heading only
+ * @param origin where TP/DP/PP and the devices were read when neither options nor run.json gave
+ *     them (the log's engine arguments or start command, with file and line), else null
+ * @param utilization gpu_memory_utilization as run.json states it, or null; the log's own
+ *     figure, when printed, is the engine's and wins
  */
 public record Layout(int tp, int dp, int pp, List<Integer> devices, boolean devicesGiven,
-                     List<Long> serverPids, String model) {
+                     List<Long> serverPids, String model, String origin, Double utilization) {
 
     public Layout {
         devices = List.copyOf(devices);
@@ -40,13 +44,23 @@ public record Layout(int tp, int dp, int pp, List<Integer> devices, boolean devi
         int p = pp == null ? 1 : pp;
         List<Long> pids = serverPids == null ? List.of() : serverPids;
         if (devices != null && !devices.isEmpty()) {
-            return new Layout(t, d, p, devices, true, pids, model);
+            return new Layout(t, d, p, devices, true, pids, model, null, null);
         }
         List<Integer> assumed = new ArrayList<>();
         for (int i = 0; i < t * d * p; i++) {
             assumed.add(i);
         }
-        return new Layout(t, d, p, assumed, false, pids, model);
+        return new Layout(t, d, p, assumed, false, pids, model, null, null);
+    }
+
+    /** This layout, saying where it was read. */
+    public Layout withOrigin(String where) {
+        return new Layout(tp, dp, pp, devices, devicesGiven, serverPids, model, where, utilization);
+    }
+
+    /** This layout with run.json's gpu_memory_utilization. */
+    public Layout withUtilization(Double u) {
+        return new Layout(tp, dp, pp, devices, devicesGiven, serverPids, model, origin, u);
     }
 
     /** TP x DP x PP: the ranks the deployment has (over all its nodes). */

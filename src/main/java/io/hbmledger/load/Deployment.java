@@ -23,7 +23,8 @@ final class Deployment {
         }
         RunManifest.Deployment d = runDir.manifest().deployment();
         List<Long> pids = serverPids != null ? serverPids : d == null ? List.of() : d.serverPids();
-        return d == null ? Layout.of(null, null, null, pids, null) : Layout.of(d.tp(), d.dp(), d.pp(), d.devices(), pids, d.model());
+        return d == null ? Layout.of(null, null, null, pids, null)
+                : Layout.of(d.tp(), d.dp(), d.pp(), d.devices(), pids, d.model()).withUtilization(d.gpuMemoryUtilization());
     }
 
     /** Pipeline-parallel size: run.json's deployment, else --pp, else 1. */

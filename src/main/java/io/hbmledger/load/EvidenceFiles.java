@@ -25,6 +25,8 @@ import java.util.function.Consumer;
 final class EvidenceFiles {
 
     final List<TaggedObservation> tagged = new ArrayList<>();
+    /** Observations whose rank the run states (run.json evidence[].rank), kept on retagging. */
+    private final java.util.Set<TaggedObservation> rankStated = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     final List<EvidenceSet.FileInfo> infos = new ArrayList<>();
     final List<MsprofItem> msprofItems = new ArrayList<>();
     final List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
@@ -73,7 +75,11 @@ final class EvidenceFiles {
             for (Observation o : f.observations()) {
                 Integer rank = in.rank() != null ? in.rank()
                         : RankLabels.rankOf(o.context().process(), o.context().dpRank(), layout.tp(), pipeline, layout.dp());
-                tagged.add(new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device()));
+                TaggedObservation t = new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device());
+                tagged.add(t);
+                if (in.rank() != null) {
+                    rankStated.add(t);
+                }
             }
         } catch (EvidenceException e) {
             errors.add(e.getMessage());
@@ -85,5 +91,20 @@ final class EvidenceFiles {
     /** True when some observation is a memory figure. */
     boolean anyFigure() {
         return tagged.stream().anyMatch(t -> t.o().isBytes());
+    }
+
+    /**
+     * Ranks worked out again from the worker labels under a layout read from the evidence
+     * itself (the log's TP size): a rank the run states stays.
+     */
+    void retag(Layout l, int pp) {
+        for (int i = 0; i < tagged.size(); i++) {
+            TaggedObservation t = tagged.get(i);
+            if (rankStated.contains(t)) {
+                continue;
+            }
+            Integer rank = RankLabels.rankOf(t.o().context().process(), t.o().context().dpRank(), l.tp(), pp, l.dp());
+            tagged.set(i, new TaggedObservation(t.o(), t.file(), t.format(), t.moment(), rank, t.device()));
+        }
     }
 }

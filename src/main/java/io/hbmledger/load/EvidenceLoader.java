@@ -11,6 +11,7 @@ import io.hbmledger.run.RunDirectory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -57,6 +58,13 @@ public final class EvidenceLoader {
         CheckpointLoader checkpoints = Deployment.checkpointLoader(runDir, opts, layout);
         EvidenceFiles read = new EvidenceFiles(layout, Deployment.pipeline(runDir, opts), checkpoints, warn);
         files.forEach(read::read);
+        if (runDir == null && opts.tp() == null && opts.dp() == null && opts.pp() == null && opts.devices() == null) {
+            Optional<Layout> stated = LogDeployment.of(read.tagged, layout.serverPids(), layout.model());
+            if (stated.isPresent()) {
+                layout = stated.get();
+                read.retag(layout, layout.pp());
+            }
+        }
         List<String> errors = new ArrayList<>(read.errors);
         CheckpointEvidence checkpoint = CheckpointChoice.choose(req.modelDir(), runDir, checkpoints, read, errors, warn);
         if (!errors.isEmpty()) {

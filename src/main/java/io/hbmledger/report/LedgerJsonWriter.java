@@ -56,6 +56,9 @@ public final class LedgerJsonWriter {
             }
             g.writeEndArray();
             g.writeBooleanField("devices_given", layout.devicesGiven());
+            if (layout.origin() != null) {
+                g.writeStringField("deployment_origin", layout.origin());
+            }
             g.writeEndObject();
             strings(g, "notes", ledger.notes());
             g.writeArrayFieldStart("devices");

@@ -60,7 +60,9 @@ public final class LedgerTextWriter {
             dep.append(' ').append(layout.model());
         }
         dep.append(layout.model() == null ? " TP " : "  TP ").append(layout.tp()).append(layout.pp() > 1 ? "  PP " + layout.pp() : "").append("  DP ").append(layout.dp()).append("  devices ")
-                .append(layout.devices()).append(layout.devicesGiven() ? "" : " (assumed)");
+                .append(layout.devices()).append(layout.origin() != null
+                        ? " (" + (layout.devicesGiven() ? "" : "devices assumed; ") + layout.origin() + ")"
+                        : layout.devicesGiven() ? "" : " (assumed)");
         out.println(dep);
         if (!findings.isEmpty()) {
             out.println();

@@ -96,7 +96,17 @@ public final class RunFactsBuilder {
             Integer rank = e.getValue().get(0).rank();
             String instance = rank == null || !ranksFromFiles ? shortName(e.getValue().get(0).file())
                     : "ranks of the deployment";
-            out.add(server(instance, rank, obs, devicesOf(rank, ledger)));
+            ServerFacts s = server(instance, rank, obs, devicesOf(rank, ledger));
+            Double declared = ev.layout() == null ? null : ev.layout().utilization();
+            if (!s.has(Fact.UTILIZATION) && declared != null) {
+                // run.json states the setting; the engine's own line wins when printed
+                Map<Fact, Figure> facts = new EnumMap<>(Fact.class);
+                facts.putAll(s.facts());
+                facts.put(Fact.UTILIZATION, Figure.value("utilization", declared, Confidence.REPORTED, null,
+                        List.of(new io.hbmledger.ledger.Source("run.json", 1, "gpu_memory_utilization " + declared))));
+                s = new ServerFacts(s.instance(), s.engine(), s.rank(), s.devices(), facts, s.refusal(), s.oom());
+            }
+            out.add(s);
         }
         return out;
     }

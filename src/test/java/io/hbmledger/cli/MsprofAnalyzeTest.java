@@ -155,7 +155,8 @@ class MsprofAnalyzeTest {
         assertThat(entry(msprofOnly, "activation_peak_under_load").get("note").asText()).doesNotContain("vLLM");
         assertThat(entry(msprofOnly, "device_peak").get("note").asText()).contains("not resident at ready, so not in the sum");
         // a log with a reported activation peak (1.26GiB on its line 20; the log is there only for that line)
-        JsonNode withLog = analyze("--instant", "ready=2025-01-09T08:16:16.300Z", db,
+        // --tp 1: the log's own args say TP 2, which would spread its rank-less line over two ranks
+        JsonNode withLog = analyze("--tp", "1", "--instant", "ready=2025-01-09T08:16:16.300Z", db,
                 Corpus.file("vllm-log/vllm-pr10511_memory_profiling_results_table_truncated.log").toString());
         assertThat(entry(withLog, "activation_peak_under_load").get("note").asText())
                 .contains("beside vLLM's start-up profile figure (activation_peak, reported)");

@@ -1,0 +1,93 @@
+package io.hbmledger.load;
+
+import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.TaggedObservation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The deployment as the evidence itself states it, for evidence files given without --tp,
+ * --dp, --pp or --devices: the engine's arguments or config line, or the start command in a
+ * log or a paste ({@code --tensor-parallel-size 4}, {@code ASCEND_RT_VISIBLE_DEVICES=4,5}).
+ * Options and run.json always win; when the evidence names several different sizes (two
+ * instances in one paste) nothing is taken from it.
+ */
+final class LogDeployment {
+
+    private LogDeployment() {
+    }
+
+    static Optional<Layout> of(List<TaggedObservation> tagged, List<Long> serverPids, String model) {
+        Map<Quantity, TaggedObservation> first = new LinkedHashMap<>();
+        for (TaggedObservation t : tagged) {
+            Quantity q = t.quantity();
+            if (q != Quantity.TENSOR_PARALLEL_SIZE && q != Quantity.DATA_PARALLEL_SIZE
+                    && q != Quantity.PIPELINE_PARALLEL_SIZE && q != Quantity.VISIBLE_DEVICES) {
+                continue;
+            }
+            TaggedObservation seen = first.putIfAbsent(q, t);
+            if (seen != null && !same(seen, t)) {
+                return Optional.empty();
+            }
+        }
+        if (first.isEmpty()) {
+            return Optional.empty();
+        }
+        Integer tp = count(first.get(Quantity.TENSOR_PARALLEL_SIZE));
+        Integer dp = count(first.get(Quantity.DATA_PARALLEL_SIZE));
+        Integer pp = count(first.get(Quantity.PIPELINE_PARALLEL_SIZE));
+        int ranks = (tp == null ? 1 : tp) * (dp == null ? 1 : dp) * (pp == null ? 1 : pp);
+        List<Integer> devices = devices(first.get(Quantity.VISIBLE_DEVICES), ranks);
+        if (tp == null && dp == null && pp == null && devices.isEmpty()) {
+            return Optional.empty();
+        }
+        // "serve.log:1, :12": each file named once, as the ledger cites several lines of one file
+        Map<String, List<Integer>> lines = new LinkedHashMap<>();
+        first.values().forEach(t -> lines.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t.o().line()));
+        List<String> where = new ArrayList<>();
+        lines.forEach((file, ls) -> {
+            List<Integer> distinct = ls.stream().distinct().sorted().toList();
+            StringBuilder b = new StringBuilder(file);
+            for (int i = 0; i < distinct.size(); i++) {
+                b.append(i == 0 ? ":" : ", :").append(distinct.get(i));
+            }
+            where.add(b.toString());
+        });
+        String what = (tp != null || dp != null || pp != null ? "sizes" : "") + (devices.isEmpty() ? "" : (tp != null
+                || dp != null || pp != null ? " and devices" : "devices"));
+        return Optional.of(Layout.of(tp, dp, pp, devices, serverPids, model)
+                .withOrigin(what + " read from " + String.join(", ", where)));
+    }
+
+    private static boolean same(TaggedObservation a, TaggedObservation b) {
+        return a.quantity() == Quantity.VISIBLE_DEVICES ? a.o().text().equals(b.o().text())
+                : a.o().value().equals(b.o().value());
+    }
+
+    private static Integer count(TaggedObservation t) {
+        return t == null || t.o().value() == null || t.o().value() < 1 ? null : (int) Math.round(t.o().value());
+    }
+
+    /**
+     * The listed ids in rank order, when they are plain numbers (UUIDs name no logical id) and
+     * cover the ranks: rank i runs on the i-th listed device.
+     */
+    private static List<Integer> devices(TaggedObservation t, int ranks) {
+        if (t == null) {
+            return List.of();
+        }
+        List<Integer> ids = new ArrayList<>();
+        for (String part : t.o().text().split(",")) {
+            String p = part.trim();
+            if (!p.matches("\\d{1,4}")) {
+                return List.of();
+            }
+            ids.add(Integer.parseInt(p));
+        }
+        return ids.size() >= ranks ? List.copyOf(ids.subList(0, ranks)) : List.of();
+    }
+}
