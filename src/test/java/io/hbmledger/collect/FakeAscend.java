@@ -50,6 +50,11 @@ final class FakeAscend implements AutoCloseable {
         return collector(host(), state.toString(), s);
     }
 
+    Collector collector(CollectSettings s, Accelerator accelerator) {
+        return new Collector(host(), new Executions(host(), store(), state.toString(), accelerator), s,
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+    }
+
     Collector collector(Host host, String runtimeRoot, CollectSettings s) {
         return new Collector(host, new Executions(host, store(), runtimeRoot), s, new PrintStream(log, true, StandardCharsets.UTF_8));
     }
