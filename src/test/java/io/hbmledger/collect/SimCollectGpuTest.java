@@ -30,7 +30,6 @@ import picocli.CommandLine;
  */
 class SimCollectGpuTest {
 
-    static final Path SIM_BIN = Path.of("sim/bin").toAbsolutePath();
     static final long MIB = 1L << 20;
 
     @TempDir
@@ -40,12 +39,7 @@ class SimCollectGpuTest {
     @BeforeEach
     void setUp() throws Exception {
         host = new FakeAscend(tmp);
-        host.env.put("PATH", SIM_BIN + ":" + System.getenv("PATH"));
-        host.env.put("HBM_SIM_HOME", tmp.resolve("sim").toString());
-        host.env.put("HBM_SIM_CLASSPATH", System.getProperty("java.class.path"));
-        host.env.put("HBM_SIM_STEP_MS", "20");
-        CommandResult init = host.host().run(List.of("hbm-sim", "init", "--gpus", "4"), Map.of(), Duration.ofSeconds(60));
-        assertThat(init.ok()).as(init.stderrText()).isTrue();
+        host.onSimulatedHost(tmp.resolve("sim"), "--gpus", "4");
     }
 
     @AfterEach
