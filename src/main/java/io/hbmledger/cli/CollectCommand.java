@@ -1,8 +1,12 @@
 package io.hbmledger.cli;
 
+import io.hbmledger.collect.Accelerator;
 import io.hbmledger.collect.ArgumentException;
 import io.hbmledger.collect.CollectException;
 import io.hbmledger.collect.CollectSettings;
+import io.hbmledger.collect.CommandResult;
+import io.hbmledger.collect.GpuDevices;
+import io.hbmledger.collect.NvidiaSmi;
 import io.hbmledger.collect.Collector;
 import io.hbmledger.collect.ExecutionSpec;
 import io.hbmledger.collect.ExecutionStore;
@@ -39,7 +43,8 @@ import picocli.CommandLine.Model.CommandSpec;
                 + " 'hbm-ledger analyze RUN_DIR'.",
             "Standalone: preflight, idle baseline, start under msprof (vLLM log level DEBUG), ready samples, a load with"
                 + " npu-smi sampled throughout, after samples, stop, msprof export, copy of the execution's runtime"
-                + " directory, config.json and safetensors headers.",
+                + " directory, config.json and safetensors headers. On NVIDIA hosts (nvidia-smi, no npu-smi; or"
+                + " --accelerator nvidia) the same phases with nvidia-smi's CSV queries and no msprof.",
             "",
             "  hbm-ledger collect --out runs/q --devices 0,1 -- \\",
             "      vllm serve /models/Qwen2.5-7B -tp 2 --port 8000",
@@ -73,6 +78,8 @@ public final class CollectCommand implements Callable<Integer> {
     Integer port;
     @Option(names = "--env", paramLabel = "NAME=VALUE", description = "extra environment for the server")
     Map<String, String> env = new LinkedHashMap<>();
+    @Option(names = "--accelerator", paramLabel = "KIND", description = "ascend or nvidia (default: what the host has; nvidia-smi without npu-smi is nvidia)")
+    String accelerator;
     @Option(names = "--msprof-freq", paramLabel = "HZ", defaultValue = "50", description = "msprof --sys-hardware-mem-freq (default ${DEFAULT-VALUE})")
     int msprofHz;
     @Option(names = "--no-msprof", description = "do not wrap the server in msprof (the run will be incomplete)")
@@ -141,8 +148,9 @@ public final class CollectCommand implements Callable<Integer> {
         }
         try (Host host = openHost()) {
             String runtimeRoot = runtimeRoot(host, store);
-            Executions executions = new Executions(host, store, runtimeRoot);
-            Collector collector = new Collector(host, executions, settings(), log);
+            Accelerator kind = accelerator != null ? Accelerator.parse(accelerator) : Accelerator.detect(host);
+            Executions executions = new Executions(host, store, runtimeRoot, kind);
+            Collector collector = new Collector(host, executions, settings(kind), log);
             AtomicBoolean finished = new AtomicBoolean();
             Thread hook = new Thread(() -> {
                 if (!finished.get()) {
@@ -163,8 +171,8 @@ public final class CollectCommand implements Callable<Integer> {
                         throw new ArgumentException("no serving command; expected e.g. 'hbm-ledger collect --out runs/x -- vllm serve /models/NAME',"
                                 + " or --attach EXECUTION_ID, or --resume RUN_DIR");
                     }
-                    ExecutionSpec es = ExecutionSpec.fromCommand(command, port, ExecCommand.parseDevices(devices), env,
-                            noMsprof ? null : msprofHz, sshTarget == null ? Path.of("").toAbsolutePath().toString() : null);
+                    ExecutionSpec es = ExecutionSpec.fromCommand(command, port, ExecCommand.parseDevices(deviceList(kind, host)), env,
+                            kind.profiles() && !noMsprof ? msprofHz : null, sshTarget == null ? Path.of("").toAbsolutePath().toString() : null);
                     outcome = collector.standalone(runDir(), es);
                 }
             } finally {
@@ -319,7 +327,31 @@ public final class CollectCommand implements Callable<Integer> {
         return r.stdoutText().strip() + "/.hbm-ledger/executions";
     }
 
-    private CollectSettings settings() {
+    /** --devices as indices; on NVIDIA also from CUDA_VISIBLE_DEVICES in --env, with GPU UUIDs turned into indices. */
+    private String deviceList(Accelerator kind, Host host) throws IOException {
+        if (kind != Accelerator.NVIDIA) {
+            return devices;
+        }
+        GpuDevices.checkOrder(env);
+        String list = devices != null ? devices : env.get("CUDA_VISIBLE_DEVICES");
+        if (list == null || list.isBlank()) {
+            return null;
+        }
+        String table = null;
+        if (GpuDevices.needsUuids(list)) {
+            CommandResult r = new NvidiaSmi(host, ExecCommand.seconds(npuSmiTimeout)).indexAndUuid();
+            if (!r.ok()) {
+                throw new CollectException("nvidia-smi --query-gpu=index,uuid " + (r.timedOut() ? "did not answer" : "exited " + r.exitCode())
+                        + " on " + host.name() + ": cannot turn the GPU UUIDs of " + list + " into indices; give indices in --devices");
+            }
+            table = r.stdoutText();
+        }
+        // the server gets the indices (and PCI_BUS_ID order) from collect, never the user's own list
+        env.remove("CUDA_VISIBLE_DEVICES");
+        return GpuDevices.toIndices(list, table);
+    }
+
+    private CollectSettings settings(Accelerator kind) {
         String key = null;
         if (apiKeyEnv != null) {
             key = System.getenv(apiKeyEnv);
@@ -344,7 +376,7 @@ public final class CollectCommand implements Callable<Integer> {
         Duration stop = ExecCommand.seconds(stopTimeout);
         return new CollectSettings(baselineSamples, readySamples, afterSamples, ExecCommand.seconds(sampleInterval),
                 ExecCommand.seconds(loadInterval), ExecCommand.seconds(npuSmiTimeout), ExecCommand.seconds(readyTimeout),
-                ExecCommand.seconds(exportTimeout), Duration.ofMinutes(30), noMsprof ? null : msprofHz,
+                ExecCommand.seconds(exportTimeout), Duration.ofMinutes(30), noMsprof || !kind.profiles() ? null : msprofHz,
                 new Executions.StopTimeouts(stop, stop.dividedBy(2).plusSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)),
                 new Workload.Spec(api, requests, concurrency, inputTokens, outputTokens, ExecCommand.seconds(idleTimeout),
                         ExecCommand.seconds(loadTimeout)),

@@ -7,7 +7,7 @@ import io.hbmledger.collect.ExecutionSpec;
 import io.hbmledger.collect.ExecutionStore;
 import io.hbmledger.collect.Executions;
 import io.hbmledger.collect.LocalHost;
-import io.hbmledger.collect.NpuSmi;
+import io.hbmledger.collect.DeviceSmi;
 import io.hbmledger.collect.ServerClient;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -55,7 +55,12 @@ public final class ExecCommand implements Runnable {
 
         Executions executions() {
             ExecutionStore store = store();
-            return new Executions(new LocalHost(), store, store.root().toString());
+            LocalHost host = new LocalHost();
+            try {
+                return new Executions(host, store, store.root().toString(), io.hbmledger.collect.Accelerator.detect(host));
+            } catch (IOException e) {
+                throw new io.hbmledger.collect.CollectException("cannot look for npu-smi / nvidia-smi on PATH: " + e.getMessage(), e);
+            }
         }
     }
 
@@ -207,7 +212,8 @@ public final class ExecCommand implements Runnable {
             try {
                 Executions ex = state.executions();
                 ExecutionRecord rec = ex.store().get(id);
-                NpuSmi smi = ex.host().hasCommand("npu-smi") ? new NpuSmi(ex.host(), Duration.ofSeconds(30)) : null;
+                String tool = ex.accelerator().tool();
+                DeviceSmi smi = ex.host().hasCommand(tool) ? ex.accelerator().smi(ex.host(), Duration.ofSeconds(30)) : null;
                 Executions.StopReport r = ex.stop(rec, new Executions.StopTimeouts(seconds(intTimeout), seconds(termTimeout),
                         Duration.ofSeconds(5), seconds(releaseTimeout)), smi);
                 spec.commandLine().getOut().println(id + ": " + r.detail());

@@ -60,7 +60,7 @@ final class AttachCollection {
         if (rec.msprofOutput() != null) {
             journal.reason("msprof export pending: stop the execution ('hbm-ledger exec stop " + rec.id()
                     + "'), then run 'hbm-ledger collect --resume " + runDir + "'");
-        } else {
+        } else if (c.executions.accelerator().profiles()) {
             journal.reason("execution " + rec.id() + " runs without the msprof wrapper: no hardware-memory evidence");
         }
         c.copy.staticFiles(rec.model(), null);
@@ -85,7 +85,7 @@ final class AttachCollection {
     private void describe(RunJournal journal, ExecutionRecord rec) {
         int size = ExecutionSpec.pipelineSize(rec.command());
         Integer pp = size > 1 ? size : null;
-        journal.deployment(d -> new Deployment(rec.model(), d.modelDir(), "ascend", rec.tp(), rec.dp(),
+        journal.deployment(d -> new Deployment(rec.model(), d.modelDir(), c.executions.accelerator().id(), rec.tp(), rec.dp(),
                 pp, rec.ep(), rec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
         journal.deploymentExtra("port", rec.port());
         journal.deploymentExtra("host", rec.host());

@@ -16,7 +16,8 @@ final class Collection {
     final Executions executions;
     final CollectSettings settings;
     final PrintStream out;
-    final NpuSmi npuSmi;
+    /** The device tool of the host's accelerator (npu-smi or nvidia-smi). */
+    final DeviceSmi smi;
     final MeasuredExecution measured;
     /** The phases every mode ends with, and how a run ends. */
     final CopyPhases copy;
@@ -34,7 +35,7 @@ final class Collection {
         this.executions = executions;
         this.settings = settings;
         this.out = out;
-        this.npuSmi = new NpuSmi(host, settings.npuSmiTimeout());
+        this.smi = executions.accelerator().smi(host, settings.npuSmiTimeout());
         this.measured = new MeasuredExecution(this);
         this.copy = new CopyPhases(this);
         this.ending = new RunEnding(this);

@@ -1,7 +1,5 @@
 package io.hbmledger.collect;
 
-import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
-import io.hbmledger.evidence.npusmi.NpuSmiProcess;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,15 +46,27 @@ public final class Executions {
     private final Host host;
     private final ExecutionStore store;
     private final String runtimeRoot;
+    private final Accelerator accelerator;
+
+    /** Executions on an Ascend host. */
+    public Executions(Host host, ExecutionStore store, String runtimeRoot) {
+        this(host, store, runtimeRoot, Accelerator.ASCEND);
+    }
 
     /**
      * @param runtimeRoot directory on the serving host under which each execution gets {@code <id>/};
      *                    for the local host this is the state directory itself
+     * @param accelerator which variable names the devices a started server may use
      */
-    public Executions(Host host, ExecutionStore store, String runtimeRoot) {
+    public Executions(Host host, ExecutionStore store, String runtimeRoot, Accelerator accelerator) {
         this.host = host;
         this.store = store;
         this.runtimeRoot = runtimeRoot;
+        this.accelerator = accelerator;
+    }
+
+    public Accelerator accelerator() {
+        return accelerator;
     }
 
     public Host host() {
@@ -86,7 +96,7 @@ public final class Executions {
         }
         argv.addAll(spec.effectiveCommand());
         Map<String, String> env = new LinkedHashMap<>(spec.env());
-        env.put("ASCEND_RT_VISIBLE_DEVICES", joinDevices(spec.devices()));
+        env.putAll(accelerator.visibleDevices(spec.devices()));
         Redactor redactor = Redactor.forArguments(argv);
         byte[] saltBytes = new byte[16];
         new java.security.SecureRandom().nextBytes(saltBytes);
@@ -167,9 +177,9 @@ public final class Executions {
 
     /**
      * Stops the group: SIGINT, then SIGTERM, then SIGKILL, each followed by a wait; then, when
-     * {@code npuSmi} is given, waits for npu-smi to list none of the group's processes.
+     * {@code smi} is given, waits for the device tool to list none of the group's processes.
      */
-    public StopReport stop(ExecutionRecord rec, StopTimeouts t, NpuSmi npuSmi) throws IOException {
+    public StopReport stop(ExecutionRecord rec, StopTimeouts t, DeviceSmi smi) throws IOException {
         Set<Long> pids = new TreeSet<>(members(rec));
         if (rec.serverPids() != null) {
             pids.addAll(rec.serverPids());
@@ -186,30 +196,30 @@ public final class Executions {
         StringBuilder detail = new StringBuilder();
         detail.append(last == null ? "already stopped" : gone ? "stopped after SIG" + last : "still alive after SIGKILL");
         Boolean released = null;
-        if (gone && npuSmi != null) {
-            released = waitReleased(pids, npuSmi, t.release(), detail);
+        if (gone && smi != null) {
+            released = waitReleased(pids, smi, t.release(), detail);
         }
         store.save(rec.withState(gone ? "stopped" : "stop-failed", RunJournal.now()));
         return new StopReport(last, gone, released, detail.toString());
     }
 
-    private Boolean waitReleased(Set<Long> pids, NpuSmi npuSmi, Duration timeout, StringBuilder detail) throws IOException {
+    private Boolean waitReleased(Set<Long> pids, DeviceSmi smi, Duration timeout, StringBuilder detail) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            CommandResult r = npuSmi.info();
+            CommandResult r = smi.sample();
             if (r.ok()) {
-                List<Long> held = NpuSmiInfoParser.processes(r.stdoutText()).stream()
-                        .map(NpuSmiProcess::pid).filter(pids::contains).toList();
+                List<Long> held = smi.processes(r.stdoutText()).stream()
+                        .map(DeviceSmi.Held::pid).filter(pids::contains).toList();
                 if (held.isEmpty()) {
-                    detail.append("; npu-smi lists none of its processes");
+                    detail.append("; ").append(smi.tool()).append(" lists none of its processes");
                     return true;
                 }
                 if (System.nanoTime() > deadline) {
-                    detail.append("; npu-smi still lists pids ").append(held).append(" after ").append(timeout.toSeconds()).append(" s");
+                    detail.append("; ").append(smi.tool()).append(" still lists pids ").append(held).append(" after ").append(timeout.toSeconds()).append(" s");
                     return false;
                 }
             } else if (System.nanoTime() > deadline) {
-                detail.append("; could not confirm device release: npu-smi ")
+                detail.append("; could not confirm device release: ").append(smi.tool()).append(" ")
                         .append(r.timedOut() ? "timed out" : "exited " + r.exitCode());
                 return null;
             }
@@ -235,17 +245,6 @@ public final class Executions {
         CommandResult r = host.run(List.of("tail", "-n", Integer.toString(n), rec.runtimeDir() + "/" + rec.log()),
                 Map.of(), Duration.ofSeconds(10));
         return rec.redactor().text(r.stdoutText());
-    }
-
-    static String joinDevices(List<Integer> devices) {
-        StringBuilder sb = new StringBuilder();
-        for (Integer d : devices) {
-            if (sb.length() > 0) {
-                sb.append(',');
-            }
-            sb.append(d);
-        }
-        return sb.toString();
     }
 
     static void sleep(Duration d) {

@@ -63,7 +63,11 @@ final class LoadPhases {
         Thread t = new Thread(during, "hbm-ledger-load-sampler");
         t.setDaemon(true);
         t.start();
+        GpuLoopSampler loop = c.smi instanceof NvidiaSmi gpu ? new GpuLoopSampler(c, gpu) : null;
         try {
+            if (loop != null) {
+                loop.start(c.settings.loadInterval(), c.settings.workload().deadline());
+            }
             Workload w = new Workload(client, c.settings.workload());
             c.measured.load(w);
             return w.run(model);
@@ -76,6 +80,9 @@ final class LoadPhases {
                 t.join(c.settings.npuSmiTimeout().toMillis() + 5000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (loop != null) {
+                loop.stopAndKeep();
             }
         }
     }

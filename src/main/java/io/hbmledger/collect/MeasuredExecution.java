@@ -68,7 +68,7 @@ final class MeasuredExecution {
     /** Stops ours, records how in run.json, and names what did not go as asked. */
     void stop() throws IOException {
         RunJournal journal = c.journal();
-        Executions.StopReport r = c.executions.stop(ours, c.settings.stop(), c.npuSmi);
+        Executions.StopReport r = c.executions.stop(ours, c.settings.stop(), c.smi);
         journal.moment("stop", RunJournal.now());
         Map<String, Object> stop = new LinkedHashMap<>();
         stop.put("detail", r.detail());

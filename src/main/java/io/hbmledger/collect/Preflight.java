@@ -1,13 +1,11 @@
 package io.hbmledger.collect;
 
-import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
-import io.hbmledger.evidence.npusmi.NpuSmiProcess;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Checks made before anything is started or measured: npu-smi present, the devices locked against
+ * Checks made before anything is started or measured: the device tool (npu-smi or nvidia-smi) present, the devices locked against
  * another collection and, for a run that takes an idle baseline, no process on them. Each failure
  * is a {@link Collection.Refusal}: the run directory is removed again.
  */
@@ -20,9 +18,12 @@ final class Preflight {
     }
 
     void check(List<Integer> devices, String runId, boolean mustBeIdle) throws IOException {
-        if (!c.host.hasCommand("npu-smi")) {
-            throw new Collection.Refusal("npu-smi is not on PATH of " + c.host.name()
-                    + "; install the Ascend driver tools or put npu-smi on PATH");
+        String tool = c.smi.tool();
+        if (!c.host.hasCommand(tool)) {
+            throw new Collection.Refusal(tool + " is not on PATH of " + c.host.name() + "; "
+                    + (c.executions.accelerator() == Accelerator.ASCEND
+                    ? "install the Ascend driver tools or put npu-smi on PATH (on an NVIDIA host: --accelerator nvidia)"
+                    : "install the NVIDIA driver or put nvidia-smi on PATH (on an Ascend host: --accelerator ascend)"));
         }
         c.lock(devices, runId);
         if (mustBeIdle) {
@@ -31,15 +32,16 @@ final class Preflight {
     }
 
     private void checkIdle(List<Integer> devices) throws IOException {
-        CommandResult r = c.npuSmi.info();
+        CommandResult r = c.smi.sample();
         if (!r.ok()) {
-            throw new Collection.Refusal("npu-smi info " + (r.timedOut() ? "did not answer within " + c.npuSmi.timeout().toSeconds() + " s"
+            throw new Collection.Refusal(c.smi.tool() + " " + (r.timedOut() ? "did not answer within " + c.smi.timeout().toSeconds() + " s"
                     : "exited " + r.exitCode() + ": " + r.stderrText().strip()) + "; cannot check that the devices are idle");
         }
         List<String> busy = new ArrayList<>();
-        for (NpuSmiProcess p : NpuSmiInfoParser.processes(r.stdoutText())) {
-            if (devices.contains(p.device())) {
-                busy.add("device " + p.device() + ": pid " + p.pid() + " " + p.name() + " (" + p.memoryMib() + " MB)");
+        for (DeviceSmi.Held p : c.smi.processes(r.stdoutText())) {
+            // a process whose GPU the sample does not name may be on ours: busy too
+            if (p.device() == null || devices.contains(p.device())) {
+                busy.add(p.text());
             }
         }
         if (!busy.isEmpty()) {

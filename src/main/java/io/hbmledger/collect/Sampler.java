@@ -6,8 +6,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Takes {@code npu-smi info} samples into {@code npu-smi/MOMENT-NNN.txt}, exactly as the tool printed
- * them, each named in run.json as soon as it is on disk. A sample that fails becomes an incomplete
+ * Takes device-tool samples ({@code npu-smi info} into {@code npu-smi/MOMENT-NNN.txt}, nvidia-smi's
+ * CSV queries into {@code nvidia-smi/MOMENT-NNN.csv}), exactly as the tool printed them, each named in run.json as soon as it is on disk. A sample that fails becomes an incomplete
  * reason, never a missing file named as evidence.
  */
 final class Sampler {
@@ -29,7 +29,7 @@ final class Sampler {
         }
     }
 
-    /** One sample; false when npu-smi timed out or failed (said in run.json). */
+    /** One sample; false when the tool timed out or failed (said in run.json). */
     boolean sample(String moment) throws IOException {
         int seq;
         synchronized (counts) {
@@ -37,27 +37,28 @@ final class Sampler {
         }
         RunJournal journal = c.journal();
         String at = RunJournal.now();
-        CommandResult r = c.npuSmi.info();
+        DeviceSmi smi = c.smi;
+        CommandResult r = smi.sample();
         if (r.timedOut()) {
-            journal.reason("npu-smi did not answer within " + c.npuSmi.timeout().toSeconds() + " s (" + moment
+            journal.reason(smi.tool() + " did not answer within " + smi.timeout().toSeconds() + " s (" + moment
                     + " sample " + seq + "): that sample is missing");
             journal.save();
             return false;
         }
         if (r.exitCode() != 0) {
-            journal.reason("npu-smi exited " + r.exitCode() + " (" + moment + " sample " + seq + "): "
+            journal.reason(smi.tool() + " exited " + r.exitCode() + " (" + moment + " sample " + seq + "): "
                     + StartFailure.lastLine(r.stderrText()));
             journal.save();
             return false;
         }
-        String rel = String.format("npu-smi/%s-%03d.txt", moment, seq);
+        String rel = smi.sampleFile(moment, seq);
         AtomicFile.writeCreatingParents(journal.runDir().resolve(rel), r.stdout());
-        journal.evidence(rel, moment, at, "npu-smi info");
+        journal.evidence(rel, moment, at, smi.sampleCommand());
         journal.save();
         return true;
     }
 
-    /** Samples npu-smi every loadInterval while the load runs; at least once. */
+    /** Samples the device tool every loadInterval while the load runs; at least once. */
     final class WhileLoaded implements Runnable {
         private volatile boolean stop;
 

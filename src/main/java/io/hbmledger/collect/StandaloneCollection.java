@@ -45,6 +45,10 @@ final class StandaloneCollection {
     private Collector.Outcome phases(RunJournal journal, ExecutionSpec spec, String runId, String apiKey) throws IOException {
         c.phase("preflight");
         new Preflight(c).check(spec.devices(), runId, true);
+        if (c.settings.msprofHz() != null && !c.executions.accelerator().profiles()) {
+            throw new Collection.Refusal("msprof profiles Ascend NPUs only; on " + c.host.name() + " (NVIDIA) pass --no-msprof or leave"
+                    + " it to collect, which runs NVIDIA hosts without it");
+        }
         if (c.settings.msprofHz() != null && !c.host.hasCommand("msprof")) {
             throw new Collection.Refusal("msprof is not on PATH of " + c.host.name() + "; source the CANN set_env.sh, or pass"
                     + " --no-msprof to collect without msprof (the run will be incomplete)");
@@ -88,7 +92,7 @@ final class StandaloneCollection {
         env.putIfAbsent("VLLM_LOGGING_LEVEL", "DEBUG");
         ExecutionSpec withEnv = new ExecutionSpec(spec.command(), spec.port(), spec.model(), spec.tp(), spec.dp(),
                 spec.ep(), spec.devices(), env, c.settings.msprofHz(), spec.workDir());
-        if (c.settings.msprofHz() == null) {
+        if (c.settings.msprofHz() == null && c.executions.accelerator().profiles()) {
             journal.reason("collected without msprof (--no-msprof): no hardware-memory evidence");
         }
         c.measured.start(withEnv, runId);
@@ -103,7 +107,7 @@ final class StandaloneCollection {
         String model = spec.model() == null ? null : c.redactor().text(spec.model());
         // pp too: analyze counts TP x DP x PP ranks against the devices
         Integer pp = spec.pp() > 1 ? spec.pp() : null;
-        journal.deployment(d -> new Deployment(model, d.modelDir(), "ascend", spec.tp(), spec.dp(),
+        journal.deployment(d -> new Deployment(model, d.modelDir(), c.executions.accelerator().id(), spec.tp(), spec.dp(),
                 pp, spec.ep(), spec.devices(), d.kvCacheDtype(), d.gpuMemoryUtilization(), d.serverPids(), d.extra()));
         journal.deploymentExtra("port", spec.port());
         journal.deploymentExtra("host", c.host.name());

@@ -25,6 +25,8 @@ public enum Quantity {
     // nvidia-smi (nvidia-smi, nvidia-smi-csv); process rows use PROCESS_MEMORY
     FB_USED("fb_used"),
     FB_TOTAL("fb_total"),
+    /** nvidia-smi's memory.reserved: held back by the driver, counted neither in used nor in free. */
+    FB_RESERVED("fb_reserved"),
     // vLLM and vllm-ascend logs (vllm-log)
     WEIGHTS("weights"),
     WEIGHTS_LOAD_SECONDS("weights_load_seconds"),

@@ -3,8 +3,11 @@ package io.hbmledger.ledger;
 /**
  * The NVIDIA counterparts of HCCL and the CANN runtime, named so a GPU ledger does not speak of
  * Ascend parts: NCCL's communication buffers and the CUDA context (driver, cuBLAS workspaces).
- * No evidence that hbm-ledger reads measures them yet (vLLM counts both in non-torch memory), so
- * they are unknown, and the note says so rather than asking for msprof.
+ * No GPU profiler is read, so neither gets a figure of its own. What the GPU evidence does measure
+ * is the serving process's whole memory (nvidia-smi's per-process figure): when that is known, both
+ * are inside it, so the residual (used - counted) holds them, measured, and the ledger is whole
+ * without a line for each. Only without that figure are they unknown, and the note names the
+ * nvidia-smi evidence that is missing, never msprof.
  */
 final class GpuComponents {
 
@@ -14,9 +17,13 @@ final class GpuComponents {
     private GpuComponents() {
     }
 
-    static void unknown(DeviceDraft d) {
-        String why = "no evidence for it that hbm-ledger reads yet (it would need a GPU memory profile);"
-                + " vLLM counts it in non-torch";
+    /** Unknown lines for NCCL and the CUDA context unless the server's per-process memory is measured. */
+    static void unknownUnlessInServerProcesses(DeviceDraft d) {
+        if (d.hasKnown(Component.SERVER_PROCESSES)) {
+            return;
+        }
+        String why = "needs nvidia-smi's memory of the serving processes at this moment (--query-compute-apps, or the"
+                + " Processes table), which holds it together with the vLLM components; vLLM counts part of it in non-torch";
         d.putIfAbsent(Entry.unknown(NCCL, "NCCL communication buffers: " + why));
         d.putIfAbsent(Entry.unknown(CUDA_RUNTIME, "CUDA context and library workspaces: " + why));
     }

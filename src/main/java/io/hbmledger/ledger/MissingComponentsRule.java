@@ -42,7 +42,7 @@ final class MissingComponentsRule implements DeviceRule {
 
     private static void msprof(EvidenceSet ev, DeviceDraft d) {
         if (Accelerator.gpu(ev)) {
-            GpuComponents.unknown(d);
+            GpuComponents.unknownUnlessInServerProcesses(d);
             return;
         }
         for (String c : List.of(Component.HCCL, Component.CANN_RUNTIME)) {

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * The run's status. {@code failed} when the server ran out of memory; otherwise
- * {@code incomplete} with a reason for each kind of evidence that is missing (msprof above
- * all: without it HCCL, CANN runtime and the peak under load are not measured), and
+ * {@code incomplete} with a reason for each kind of evidence that is missing (on Ascend msprof above
+ * all: without it HCCL, CANN runtime and the peak under load are not measured; on NVIDIA GPUs, which
+ * have no profiler here, the nvidia-smi samples with the serving processes' memory), and
  * {@code complete} only when nothing is.
  */
 final class StatusRule implements RunRule {
@@ -43,8 +44,14 @@ final class StatusRule implements RunRule {
             }
         }
         if (Accelerator.gpu(ev)) {
-            run.incomplete("no profiler evidence for NCCL buffers, the CUDA context and the peak under load:"
-                    + " hbm-ledger reads none for NVIDIA GPUs yet, so a GPU run is always incomplete");
+            // no profiler on GPUs: the nvidia-smi samples and the log are the whole GPU evidence
+            for (DeviceLedger d : run.devices()) {
+                if (d.used().known() && d.entries().stream().noneMatch(e -> e.component().equals(Component.SERVER_PROCESSES) && e.known())) {
+                    run.incomplete("no nvidia-smi per-process memory of the serving processes on " + d.device() + " at " + d.moment()
+                            + ": the CUDA context and NCCL buffers cannot be told from other memory (collect samples"
+                            + " --query-compute-apps; or give deployment.server_pids)");
+                }
+            }
         } else if (!ev.has(EvidenceFormat.Family.MSPROF) && Accelerator.of(ev) == Accelerator.Kind.UNKNOWN) {
             // a log alone does not say which accelerator it ran on
             run.incomplete("no profiler evidence in the run (msprof on Ascend; none is read yet for NVIDIA GPUs):"

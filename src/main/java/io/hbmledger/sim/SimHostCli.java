@@ -14,6 +14,7 @@ import java.util.Map;
  *
  * <pre>
  * hbm-sim init [--npus 8] [--chip 910B1] [--hbm-mib 65536] [--force]   create an idle host
+ * hbm-sim init --gpus N [--force]                                      an idle NVIDIA host (H100 80GB)
  * hbm-sim status                                                        print state.json
  * hbm-sim hold --device D --mib M [--name NAME] [--seconds S]           hold memory as another process
  * </pre>
@@ -73,7 +74,8 @@ public final class SimHostCli {
         if (home == null || home.isBlank()) {
             throw new SimException("set " + SimStateStore.HOME_ENV + " or pass --sim-home DIR", 2);
         }
-        int npus = Integer.parseInt(orDefault(NpuSmiSim.takeOption(args, "--npus"), "8"));
+        String gpus = NpuSmiSim.takeOption(args, "--gpus");
+        int npus = Integer.parseInt(orDefault(gpus != null ? gpus : NpuSmiSim.takeOption(args, "--npus"), "8"));
         String chip = orDefault(NpuSmiSim.takeOption(args, "--chip"), "910B1");
         long hbm = Long.parseLong(orDefault(NpuSmiSim.takeOption(args, "--hbm-mib"), "65536"));
         boolean force = args.remove("--force");
@@ -93,8 +95,8 @@ public final class SimHostCli {
                 }
             }
         }
-        SimState s = store.init(SimStateStore.idleHost(npus, chip, hbm));
-        out.println("hbm-sim: SIMULATED Ascend host ready at " + store.home() + ": "
+        SimState s = store.init(gpus != null ? SimStateStore.idleGpuHost(npus) : SimStateStore.idleHost(npus, chip, hbm));
+        out.println("hbm-sim: SIMULATED " + (s.gpu() ? "NVIDIA" : "Ascend") + " host ready at " + store.home() + ": "
                 + s.devices().size() + " x " + s.chipName() + ", " + s.capacityMib() + " MiB HBM each");
         return 0;
     }
@@ -163,6 +165,7 @@ public final class SimHostCli {
                 hbm-sim: administration of the SIMULATED Ascend host used by the npu-smi, vllm and msprof stand-ins.
                 State directory: $HBM_SIM_HOME or --sim-home DIR.
                   hbm-sim init [--npus 8] [--chip 910B1] [--hbm-mib 65536] [--force]
+                  hbm-sim init --gpus N [--force]      a simulated NVIDIA host (H100 80GB) for sim/bin/nvidia-smi
                   hbm-sim status
                   hbm-sim hold --device D --mib M [--name NAME] [--seconds S]
                 """;

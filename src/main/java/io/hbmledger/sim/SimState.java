@@ -31,6 +31,11 @@ public record SimState(int version, String chipName, String npuSmiVersion, long 
         devices = List.copyOf(devices);
     }
 
+    /** True for a simulated NVIDIA GPU host ({@code hbm-sim init --gpus N}), false for an Ascend one. */
+    public boolean gpu() {
+        return chipName.startsWith("NVIDIA");
+    }
+
     /** The device with this NPU id; throws {@link IllegalArgumentException} naming the valid ids. */
     public SimDevice device(int id) {
         for (SimDevice d : devices) {

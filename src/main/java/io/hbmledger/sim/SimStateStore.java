@@ -194,6 +194,25 @@ public final class SimStateStore {
         return new SimState(1, chipName, "24.1.0", capacityMib, reserved, devices);
     }
 
+    /** The chip name of a simulated GPU host; {@link SimState#gpu()} tells the hosts apart by it. */
+    public static final String GPU_CHIP = "NVIDIA H100 80GB HBM3";
+
+    /**
+     * An idle simulated NVIDIA host: H100 80GB boards with the memory total (81559 MiB), idle usage
+     * (0 MiB), bus ids (18, 2A) and driver (580.105.08) of the corpus table
+     * {@code nvidia-smi/vllm-55169_H100_580_driver_2gpu_partial.txt}; more GPUs get made-up bus ids.
+     * The driver's reserve (memory.reserved, not in used nor in CUDA's total) is the simulator's figure.
+     */
+    public static SimState idleGpuHost(int gpus) {
+        String[] bus = {"18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"};
+        List<SimState.SimDevice> devices = new ArrayList<>();
+        for (int i = 0; i < gpus; i++) {
+            String b = i < bus.length ? bus[i] : String.format("%02X", 0xE0 + i);
+            devices.add(new SimState.SimDevice(i, "0000:" + b + ":00.0", 0, List.of()));
+        }
+        return new SimState(1, GPU_CHIP, "580.105.08", 81559, 469, devices);
+    }
+
     /** Thrown by {@link #allocate} when the device is full, with the figures torch_npu would print. */
     public static final class SimOutOfMemory extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
 final class VllmEngineSim {
 
     /** Memory sizes the simulator uses where no input decides them (all per rank). */
-    static final long RUNTIME_BYTES = 92 * SimState.MIB + 192 * 1024; // RUNTIME 92.1875 MB in the corpus npu_module_mem
-    static final long GE_BYTES = 76 * SimState.MIB;                    // GE 76.0 MB, same file
-    static final long HCCL_BYTES = 404 * SimState.MIB + 64 * 1024;     // HCCL 404.0625 MB, same file
+    static final long RUNTIME_BYTES = SimPlatform.ASCEND.runtimeBytes()[0];
+    static final long GE_BYTES = SimPlatform.ASCEND.runtimeBytes()[1];
+    static final long HCCL_BYTES = SimPlatform.ASCEND.collectiveBytes();
 
     private final VllmArgs args;
     private final SimModel model;
@@ -42,6 +42,7 @@ final class VllmEngineSim {
     private final long activationBytes;
     private final long graphBytes;
     private final long stepMs;
+    private final SimPlatform platform;
 
     /** One worker: DP replica, TP rank, device it runs on, log prefix, process that owns its memory. */
     record Rank(int dp, int tp, int device, String prefix, ProcessHandle owner) {
@@ -56,7 +57,7 @@ final class VllmEngineSim {
      *               or empty: the server's own process owns everything
      */
     VllmEngineSim(VllmArgs args, SimModel model, SimStateStore store, VllmLog log,
-            Map<String, String> env, long pid, List<Integer> devices, List<ProcessHandle> owners) {
+            Map<String, String> env, long pid, List<Integer> devices, List<ProcessHandle> owners, SimPlatform platform) {
         this.args = args;
         this.model = model;
         this.store = store;
@@ -77,6 +78,7 @@ final class VllmEngineSim {
         this.graphBytes = args.enforceEager() ? 0
                 : gib(args.simOption("graph-gib", env, "HBM_SIM_GRAPH_GIB", "0.41"));
         this.stepMs = Long.parseLong(args.simOption("step-ms", env, "HBM_SIM_STEP_MS", "100"));
+        this.platform = platform;
     }
 
     List<Rank> ranks() {
@@ -106,7 +108,7 @@ final class VllmEngineSim {
                     + "load_format=auto, tensor_parallel_size=" + args.tp() + ", pipeline_parallel_size=1, "
                     + "data_parallel_size=" + args.dp() + ", disable_custom_all_reduce=True, quantization=None, "
                     + "enforce_eager=" + (args.enforceEager() ? "True" : "False") + ", kv_cache_dtype=auto, "
-                    + "device_config=npu, seed=0, served_model_name=" + args.servedName()
+                    + "device_config=" + platform.deviceConfig() + ", seed=0, served_model_name=" + args.servedName()
                     + ", enable_prefix_caching=True, chunked_prefill_enabled=True");
         }
         int world = args.tp() * args.dp();
@@ -119,15 +121,16 @@ final class VllmEngineSim {
         long[] initFree = new long[ranks.size()];
         for (int i = 0; i < ranks.size(); i++) {
             Rank r = ranks.get(i);
-            alloc(r, "runtime", RUNTIME_BYTES);
-            alloc(r, "ge", GE_BYTES);
+            for (int k = 0; k < platform.runtimeTags().length; k++) {
+                alloc(r, platform.runtimeTags()[k], platform.runtimeBytes()[k]);
+            }
             initFree[i] = store.read().freeBytes(r.device());
         }
         sleep(Long.parseLong(args.simOption("slow-start-ms", env, "HBM_SIM_VLLM_SLOW_START_MS", "0")));
         fault("load");
         long weightsPerRank = model.weightBytes() / args.tp();
         for (Rank r : ranks) {
-            log.info(r.prefix(), "model_runner_v1.py:2282", "Starting to load model " + args.model() + "...");
+            log.info(r.prefix(), platform.runner() + ":2282", "Starting to load model " + args.model() + "...");
         }
         int shards = model.shards();
         log.raw(String.format(Locale.ROOT, "Loading safetensors checkpoint shards:   0%% Completed | 0/%d [00:00<?, ?it/s]", shards));
@@ -140,14 +143,20 @@ final class VllmEngineSim {
             log.raw("(" + r.prefix() + " pid=" + r.ownerPid() + ")");
             log.info(r.prefix(), "default_loader.py:267", String.format(Locale.ROOT,
                     "Loading weights took %.2f seconds", stepMs / 1000.0));
-            log.info(r.prefix(), "model_runner_v1.py:2705", String.format(Locale.ROOT,
-                    "Loading model weights took %.4f GB", weightsPerRank / (double) SimState.GIB));
+            if (platform.cuda()) {
+                // vllm-pr17122 (L40S): "Model loading took 14.9889 GiB and 3.652170 seconds"
+                log.info(r.prefix(), "gpu_model_runner.py:1316", String.format(Locale.ROOT,
+                        "Model loading took %.4f GiB and %.6f seconds", weightsPerRank / (double) SimState.GIB, stepMs / 1000.0));
+            } else {
+                log.info(r.prefix(), "model_runner_v1.py:2705", String.format(Locale.ROOT,
+                        "Loading model weights took %.4f GB", weightsPerRank / (double) SimState.GIB));
+            }
         }
         fault("profile");
         long profileStart = System.nanoTime();
         for (Rank r : ranks) {
             if (world > 1) {
-                alloc(r, "hccl", HCCL_BYTES);
+                alloc(r, platform.collectiveTag(), platform.collectiveBytes());
             }
             alloc(r, "profile", activationBytes);
         }
@@ -166,22 +175,25 @@ final class VllmEngineSim {
             long peak = weightsPerRank + activationBytes + Math.max(nonTorch, 0);
             long requested = (long) (total * args.utilization());
             available[i] = Math.max(0, (long) (total * args.utilization() - peak));
-            log.debug(r.prefix(), "worker_v1.py:231", String.format(Locale.ROOT,
+            log.debug(r.prefix(), platform.worker() + ":231", String.format(Locale.ROOT,
                     "Initial free memory: %.2f GiB; Requested memory: %.2f (util), %.2f GiB",
                     initFree[i] / (double) SimState.GIB, args.utilization(), requested / (double) SimState.GIB));
-            log.debug(r.prefix(), "worker_v1.py:238", String.format(Locale.ROOT,
+            log.debug(r.prefix(), platform.worker() + ":238", String.format(Locale.ROOT,
                     "Free memory after profiling: %.2f GiB (total), %.2f GiB (within requested)",
                     freeAfter / (double) SimState.GIB,
                     Math.max(0, requested - (peak - activationBytes)) / (double) SimState.GIB));
-            log.debug(r.prefix(), "worker_v1.py:244", String.format(Locale.ROOT,
+            log.debug(r.prefix(), platform.worker() + ":244", String.format(Locale.ROOT,
                     "Memory profiling takes %.2f seconds. Total non KV cache memory: %.2fGiB; "
                     + "torch peak memory increase: %.2fGiB; non-torch forward increase memory: %.2fGiB; "
                     + "weights memory: %.2fGiB.", profileSecs, peak / (double) SimState.GIB,
                     activationBytes / (double) SimState.GIB, Math.max(nonTorch, 0) / (double) SimState.GIB,
                     weightsPerRank / (double) SimState.GIB));
-            log.info(r.prefix(), "worker_v1.py:256", "Available memory: " + available[i]
-                    + ", total memory: " + total);
-            log.info(r.prefix(), "worker_v1.py:257", String.format(Locale.ROOT,
+            if (!platform.cuda()) {
+                // vllm-ascend's own line; CUDA vLLM prints only the KV cache figure below
+                log.info(r.prefix(), platform.worker() + ":256", "Available memory: " + available[i]
+                        + ", total memory: " + total);
+            }
+            log.info(r.prefix(), platform.worker() + ":257", String.format(Locale.ROOT,
                     "Available KV cache memory: %.2f GiB", available[i] / (double) SimState.GIB));
             minBlocks = Math.min(minBlocks, available[i] / blockBytes);
         }
@@ -217,7 +229,7 @@ final class VllmEngineSim {
             sleep(stepMs);
             for (Rank r : ranks) {
                 alloc(r, "graph", graphBytes);
-                log.info(r.prefix(), "model_runner_v1.py:3178", String.format(Locale.ROOT,
+                log.info(r.prefix(), platform.runner() + ":3178", String.format(Locale.ROOT,
                         "Graph capturing finished in %d secs, took %.2f GiB",
                         Math.max(1, stepMs / 1000), graphBytes / (double) SimState.GIB));
             }
@@ -239,7 +251,7 @@ final class VllmEngineSim {
             long mine = s.device(r.device()).bytesOf(r.ownerPid());
             // phrasing of the OOM in vllm-log/vllm-ascend-264_deepseek-r1_ray_tp16_npu_oom.log
             fail(r.prefix(), "worker_base.py:581", String.format(Locale.ROOT,
-                    "RuntimeError: NPU out of memory. Tried to allocate %.2f GiB (NPU %d; %.2f GiB total capacity; "
+                    "RuntimeError: " + platform.deviceWord() + " out of memory. Tried to allocate %.2f GiB (" + platform.deviceWord() + " %d; %.2f GiB total capacity; "
                     + "%.2f GiB already allocated; %.2f GiB current active; %.2f GiB free; %.2f GiB reserved in "
                     + "total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb "
                     + "to avoid fragmentation.", bytes / (double) SimState.GIB, r.device(),

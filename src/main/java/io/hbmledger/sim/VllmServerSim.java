@@ -65,19 +65,31 @@ public final class VllmServerSim {
         long pid = ProcessHandle.current().pid();
         boolean debug = "DEBUG".equalsIgnoreCase(env.getOrDefault("VLLM_LOGGING_LEVEL", "INFO"));
         VllmLog log = new VllmLog(out, err, debug, pid);
+        SimPlatform platform;
+        try {
+            platform = SimPlatform.of(store.read());
+        } catch (IOException e) {
+            err.println("vllm (SIMULATOR): cannot read the simulated state: " + e);
+            return 1;
+        }
         log.warn(null, "hbm_ledger_sim.py:1", "SIMULATED vLLM server (hbm-ledger simulator, not vLLM): "
-                + "no NPU is used; memory is taken from the simulated Ascend host at " + store.home());
-        log.info(null, "__init__.py:36", "Available plugins for group vllm.platform_plugins:");
-        log.info(null, "__init__.py:38", "- ascend -> vllm_ascend:register");
-        log.info(null, "__init__.py:41", "All plugins in this group will be loaded. Set `VLLM_PLUGINS` to control which plugins to load.");
-        log.info(null, "__init__.py:232", "Platform plugin ascend is activated");
+                + "no " + platform.deviceWord() + " is used; memory is taken from the simulated "
+                + (platform.cuda() ? "NVIDIA" : "Ascend") + " host at " + store.home());
+        if (platform.cuda()) {
+            log.info(null, "__init__.py:239", "Automatically detected platform cuda.");
+        } else {
+            log.info(null, "__init__.py:36", "Available plugins for group vllm.platform_plugins:");
+            log.info(null, "__init__.py:38", "- ascend -> vllm_ascend:register");
+            log.info(null, "__init__.py:41", "All plugins in this group will be loaded. Set `VLLM_PLUGINS` to control which plugins to load.");
+            log.info(null, "__init__.py:232", "Platform plugin ascend is activated");
+        }
         log.info("APIServer", "api_server.py:1839", "vLLM API server version 0.11.0");
         log.info("APIServer", "utils.py:328", "non-default args: " + nonDefault(args));
 
         List<Integer> devices;
         SimModel model;
         try {
-            devices = devices(env, store.read(), args.tp() * args.dp());
+            devices = devices(env, store.read(), args.tp() * args.dp(), platform);
             model = SimModel.resolve(args, env);
         } catch (SimException e) {
             log.error("APIServer", "api_server.py:1839", e.getMessage());
@@ -87,7 +99,7 @@ public final class VllmServerSim {
             return 1;
         }
         log.info("APIServer", "hbm_ledger_sim.py:2", String.format(Locale.ROOT,
-                "SIMULATED model weights: %d bytes (%.4f GiB) from %s; NPUs %s", model.weightBytes(),
+                "SIMULATED model weights: %d bytes (%.4f GiB) from %s; " + platform.deviceWord() + "s %s", model.weightBytes(),
                 model.weightBytes() / (double) SimState.GIB, model.weightSource(), devices));
 
         HttpServer server;
@@ -153,7 +165,7 @@ public final class VllmServerSim {
 
         List<ProcessHandle> owners = new ArrayList<>();
         workers.forEach(w -> owners.add(w.toHandle()));
-        VllmEngineSim engine = new VllmEngineSim(args, model, store, log, env, pid, devices, owners);
+        VllmEngineSim engine = new VllmEngineSim(args, model, store, log, env, pid, devices, owners, platform);
         try {
             engine.start();
         } catch (VllmEngineSim.EngineFailure e) {
@@ -184,10 +196,15 @@ public final class VllmServerSim {
         return 0;
     }
 
-    /** NPU ids for ranks: ASCEND_RT_VISIBLE_DEVICES, else 0..N-1; checked against the host. */
+    /** Device ids for ranks: ASCEND_RT_VISIBLE_DEVICES (CUDA_VISIBLE_DEVICES on a GPU host), else 0..N-1; checked against the host. */
     static List<Integer> devices(Map<String, String> env, SimState state, int needed) {
+        return devices(env, state, needed, SimPlatform.of(state));
+    }
+
+    static List<Integer> devices(Map<String, String> env, SimState state, int needed, SimPlatform platform) {
         List<Integer> ids = new ArrayList<>();
-        String visible = env.get("ASCEND_RT_VISIBLE_DEVICES");
+        String var = platform.visibleEnv();
+        String visible = env.get(var);
         if (visible != null && !visible.isBlank()) {
             for (String s : visible.split(",")) {
                 try {
@@ -195,10 +212,10 @@ public final class VllmServerSim {
                     state.device(id);
                     ids.add(id);
                 } catch (NumberFormatException e) {
-                    throw new SimException("RuntimeError: ASCEND_RT_VISIBLE_DEVICES='" + visible
-                            + "' is not a list of NPU ids", 1);
+                    throw new SimException("RuntimeError: " + var + "='" + visible
+                            + "' is not a list of " + platform.deviceWord() + " ids", 1);
                 } catch (IllegalArgumentException e) {
-                    throw new SimException("RuntimeError: ASCEND_RT_VISIBLE_DEVICES names " + s.strip()
+                    throw new SimException("RuntimeError: " + var + " names " + s.strip()
                             + ", but " + e.getMessage(), 1);
                 }
             }
@@ -209,8 +226,8 @@ public final class VllmServerSim {
         }
         if (ids.size() < needed) {
             throw new SimException("RuntimeError: tensor_parallel_size x data_parallel_size = " + needed
-                    + " needs " + needed + " NPUs, but only " + ids.size() + " are visible ("
-                    + (visible != null ? "ASCEND_RT_VISIBLE_DEVICES=" + visible : "simulated host") + ")", 1);
+                    + " needs " + needed + " " + platform.deviceWord() + "s, but only " + ids.size() + " are visible ("
+                    + (visible != null ? var + "=" + visible : "simulated host") + ")", 1);
         }
         return List.copyOf(ids.subList(0, needed));
     }

@@ -192,7 +192,7 @@ class AnalyzeFindingsTest {
                 "--moment", smi + "=ready", "--format", "json");
         JsonNode r = json(run);
         assertThat(r.get("incomplete_reasons").toString()).doesNotContain("msprof").doesNotContain("npu-smi")
-                .contains("NVIDIA GPUs");
+                .contains("no nvidia-smi per-process memory of the serving processes", "CUDA context and NCCL buffers");
         JsonNode d0 = device(r, 0);
         assertThat(entry(d0, "nccl").get("confidence").asText()).isEqualTo("unknown");
         assertThat(entry(d0, "cuda_runtime").get("confidence").asText()).isEqualTo("unknown");

@@ -50,6 +50,28 @@ final class FakeAscend implements AutoCloseable {
         return collector(host(), state.toString(), s);
     }
 
+    /**
+     * Puts sim/bin first on PATH, with a fresh simulated host made by {@code hbm-sim init INIT_ARGS}
+     * (the simulators run on the test's own classpath, no jar).
+     */
+    void onSimulatedHost(Path simHome, String... initArgs) throws java.io.IOException {
+        env.put("PATH", java.nio.file.Path.of("sim/bin").toAbsolutePath() + ":" + System.getenv("PATH"));
+        env.put("HBM_SIM_HOME", simHome.toString());
+        env.put("HBM_SIM_CLASSPATH", System.getProperty("java.class.path"));
+        env.put("HBM_SIM_STEP_MS", "20");
+        java.util.List<String> argv = new java.util.ArrayList<>(java.util.List.of("hbm-sim", "init"));
+        argv.addAll(java.util.List.of(initArgs));
+        CommandResult init = host().run(argv, java.util.Map.of(), java.time.Duration.ofSeconds(60));
+        if (!init.ok()) {
+            throw new IllegalStateException("hbm-sim init failed: " + init.stderrText());
+        }
+    }
+
+    Collector collector(CollectSettings s, Accelerator accelerator) {
+        return new Collector(host(), new Executions(host(), store(), state.toString(), accelerator), s,
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+    }
+
     Collector collector(Host host, String runtimeRoot, CollectSettings s) {
         return new Collector(host, new Executions(host, store(), runtimeRoot), s, new PrintStream(log, true, StandardCharsets.UTF_8));
     }

@@ -35,12 +35,7 @@ class SimCollectTest {
     @BeforeEach
     void setUp() throws Exception {
         host = new FakeAscend(tmp);
-        host.env.put("PATH", SIM_BIN + ":" + System.getenv("PATH"));
-        host.env.put("HBM_SIM_HOME", tmp.resolve("sim").toString());
-        host.env.put("HBM_SIM_CLASSPATH", System.getProperty("java.class.path"));
-        host.env.put("HBM_SIM_STEP_MS", "20");
-        CommandResult init = host.host().run(List.of("hbm-sim", "init"), Map.of(), Duration.ofSeconds(60));
-        assertThat(init.ok()).as(init.stderrText()).isTrue();
+        host.onSimulatedHost(tmp.resolve("sim"));
     }
 
     @AfterEach
