@@ -187,8 +187,15 @@ final class CsvRowHandler {
     private void sampled(byte[] b, int[] s, int[] e, int device, long row) {
         long ts = Numbers.microsToNanos(b, s[tsCol], e[tsCol]);
         if (ts == Numbers.INVALID) {
-            tally.warn(row, "timestamp " + Numbers.refused(b, s[tsCol], e[tsCol], ts) + "; row ignored");
-            return;
+            // the amounts do not depend on the time: the row still counts for the maxima, but
+            // for no moment and no window, which need a time
+            tally.untimed(row, Quote.of(Numbers.text(b, s[tsCol], e[tsCol])));
+            ts = SeriesStats.NONE;
+        } else {
+            java.math.BigDecimal step = Numbers.exponentStepMicros(b, s[tsCol], e[tsCol]);
+            if (step != null) {
+                tally.exponentTime(row, Numbers.text(b, s[tsCol], e[tsCol]), step);
+            }
         }
         SeriesStats[] stats = group(b, s[groupCol], e[groupCol], device, row);
         if (stats == null) {

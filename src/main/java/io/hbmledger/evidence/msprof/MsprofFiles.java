@@ -212,7 +212,29 @@ public final class MsprofFiles {
             out.add(prefix + "row " + t.firstMinusOneRow + ": " + t.minusOne
                     + " negative values (-1: only frees were seen, per the CANN profiling guide) not counted as usage");
         }
+        if (t.untimed > 0) {
+            out.add(prefix + "row " + t.firstUntimedRow + ": timestamp " + t.firstUntimedText + " cannot be read as"
+                    + " microseconds" + (t.untimed > 1 ? " (and in " + (t.untimed - 1) + " more rows)" : "")
+                    + "; the values of these rows still count for the maxima, but for no moment or time window");
+        }
+        if (t.exponentTimes > 0) {
+            out.add(prefix + "row " + t.firstExponentRow + ": timestamp '" + t.firstExponentText + "' is in exponent"
+                    + " notation" + (t.exponentTimes > 1 ? " (and in " + (t.exponentTimes - 1) + " more rows)" : "")
+                    + ", as a spreadsheet writes when it re-saves the file: times are known only to "
+                    + step(t.exponentStepUs) + ", so peak times and values at moments are"
+                    + " approximate; use the export as msprof wrote it for exact times");
+        }
         return out;
+    }
+
+    /** A time step in microseconds as a person reads it: {@code 1E+10 us (about 2.8 hours)}. */
+    private static String step(java.math.BigDecimal us) {
+        double s = us.doubleValue() / 1e6;
+        String plain = us.stripTrailingZeros().toString() + " us";
+        if (s >= 3600) {
+            return plain + String.format(java.util.Locale.ROOT, " (about %.1f hours)", s / 3600);
+        }
+        return s >= 1 ? plain + String.format(java.util.Locale.ROOT, " (about %.1f s)", s) : plain;
     }
 
     private static String deviceKey(int device) {

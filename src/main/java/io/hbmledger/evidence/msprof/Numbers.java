@@ -143,7 +143,9 @@ final class Numbers {
 
     /**
      * A timestamp written in microseconds with up to three decimals ({@code 1736408883573957.920}),
-     * as nanoseconds. Digits beyond the third decimal are dropped.
+     * as nanoseconds. Digits beyond the third decimal are dropped. Exponent notation
+     * ({@code 1.70234E+15}, from a spreadsheet that re-saved the export) is read too; what it
+     * lost is {@link #exponentStepMicros}.
      *
      * @return nanoseconds, or {@link #INVALID}
      */
@@ -178,6 +180,8 @@ final class Numbers {
                 }
             } else if (c == '.' && !dot) {
                 dot = true;
+            } else if ((c == 'e' || c == 'E') && digits > 0) {
+                return exponentMicrosToNanos(b, from, to);
             } else {
                 return INVALID;
             }
@@ -190,6 +194,73 @@ final class Numbers {
             fracDigits++;
         }
         return whole * 1000 + frac;
+    }
+
+    /**
+     * A timestamp in exponent notation ({@code 1.70234E+15}), as a spreadsheet writes it after
+     * re-saving an export: microseconds to nanoseconds, digits beyond the nanosecond dropped as
+     * {@link #microsToNanos} drops them. The precision lost is {@link #exponentStepMicros}.
+     *
+     * @return nanoseconds, or {@link #INVALID} when the cell is not such a number or out of range
+     */
+    private static long exponentMicrosToNanos(byte[] b, int from, int to) {
+        BigDecimal us = exponentNumber(b, from, to);
+        if (us == null || us.signum() < 0) {
+            return INVALID;
+        }
+        try {
+            return us.movePointRight(3).setScale(0, RoundingMode.DOWN).longValueExact();
+        } catch (ArithmeticException e) {
+            return INVALID;
+        }
+    }
+
+    /**
+     * True when a timestamp cell (blanks around it ignored) is a number in exponent notation
+     * that {@link #microsToNanos} reads.
+     */
+    static boolean isExponentTime(byte[] b, int from, int to) {
+        return exponentNumber(b, from, to) != null && microsToNanos(b, from, to) != INVALID;
+    }
+
+    /**
+     * The worth of the last digit written in an exponent-notation cell, in microseconds: what a
+     * spreadsheet's rounding left of the time ({@code 1.70234E+15} is known to 1E+10 us, about
+     * 2.8 hours). Only for cells {@link #isExponentTime} accepts.
+     */
+    static BigDecimal exponentStepMicros(byte[] b, int from, int to) {
+        BigDecimal us = exponentNumber(b, from, to);
+        return us == null ? null : us.ulp();
+    }
+
+    /** An exponent-notation number of at most {@link #MAX_NUMBER_CHARS} characters, or null. */
+    private static BigDecimal exponentNumber(byte[] b, int from, int to) {
+        while (from < to && isBlank(b[from])) {
+            from++;
+        }
+        while (to > from && isBlank(b[to - 1])) {
+            to--;
+        }
+        int exponent = -1;
+        for (int i = from; i < to; i++) {
+            byte c = b[i];
+            if (c == 'e' || c == 'E') {
+                exponent = i;
+            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
+                return null;
+            }
+        }
+        // "1E-999999999" is short but its rescaling would build a billion-digit power of ten
+        if (exponent < 0 || to - from > MAX_NUMBER_CHARS || to - exponent > 4) {
+            return null;
+        }
+        try {
+            BigDecimal v = new BigDecimal(new String(b, from, to - from, StandardCharsets.ISO_8859_1));
+            // a timestamp in microseconds has at most 16 integer digits (as microsToNanos reads)
+            return v.precision() - v.scale() > 16 ? null : v;
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /**

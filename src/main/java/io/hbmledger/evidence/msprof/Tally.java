@@ -44,6 +44,17 @@ final class Tally {
     long minusOne;
     long firstMinusOneRow;
 
+    /** Rows whose time could not be read: their values are kept, untimed. */
+    long untimed;
+    long firstUntimedRow;
+    String firstUntimedText;
+    /** Rows whose time is in exponent notation (a spreadsheet re-saved the file). */
+    long exponentTimes;
+    long firstExponentRow;
+    String firstExponentText;
+    /** The coarsest step among those times, in microseconds: what the rounding left. */
+    java.math.BigDecimal exponentStepUs;
+
     Tally(Instants instants) {
         this.instants = instants;
     }
@@ -71,6 +82,23 @@ final class Tally {
     void minusOne(long row) {
         if (minusOne++ == 0) {
             firstMinusOneRow = row;
+        }
+    }
+
+    void untimed(long row, String cell) {
+        if (untimed++ == 0) {
+            firstUntimedRow = row;
+            firstUntimedText = cell;
+        }
+    }
+
+    void exponentTime(long row, String cell, java.math.BigDecimal stepUs) {
+        if (exponentTimes++ == 0) {
+            firstExponentRow = row;
+            firstExponentText = cell;
+        }
+        if (exponentStepUs == null || stepUs.compareTo(exponentStepUs) > 0) {
+            exponentStepUs = stepUs;
         }
     }
 
@@ -104,6 +132,23 @@ final class Tally {
                 firstMinusOneRow = next.firstMinusOneRow + offset;
             }
             minusOne += next.minusOne;
+        }
+        if (next.untimed > 0) {
+            if (untimed == 0) {
+                firstUntimedRow = next.firstUntimedRow + offset;
+                firstUntimedText = next.firstUntimedText;
+            }
+            untimed += next.untimed;
+        }
+        if (next.exponentTimes > 0) {
+            if (exponentTimes == 0) {
+                firstExponentRow = next.firstExponentRow + offset;
+                firstExponentText = next.firstExponentText;
+            }
+            exponentTimes += next.exponentTimes;
+            if (exponentStepUs == null || next.exponentStepUs.compareTo(exponentStepUs) > 0) {
+                exponentStepUs = next.exponentStepUs;
+            }
         }
         rows += next.rows;
         emptyRows += next.emptyRows;
