@@ -9,6 +9,8 @@ package io.hbmledger.evidence;
 public enum EvidenceFormat {
     NPU_SMI_INFO("npu-smi-info", Family.NPU_SMI),
     NPU_SMI_USAGES("npu-smi-usages", Family.NPU_SMI),
+    /** {@code npu-smi info -t proc-mem}: one line per process. */
+    NPU_SMI_PROC_MEM("npu-smi-proc-mem", Family.NPU_SMI),
     NVIDIA_SMI("nvidia-smi", Family.NVIDIA_SMI),
     NVIDIA_SMI_CSV("nvidia-smi-csv", Family.NVIDIA_SMI),
     VLLM_LOG("vllm-log", Family.VLLM_LOG),

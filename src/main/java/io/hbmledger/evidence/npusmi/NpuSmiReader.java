@@ -18,10 +18,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reader for {@code npu-smi info} tables ({@value NpuSmiInfoParser#FORMAT}) and
- * {@code npu-smi info -t usages} key / value output ({@value NpuSmiUsagesParser#FORMAT}).
- * Recognises them by content: a table header row ({@code | NPU Name | Health ...} or
- * {@code | NPU Chip | Process id ...}) or an {@code NPU ID : n} line with memory keys. A vLLM
+ * Reader for {@code npu-smi info} tables ({@value NpuSmiInfoParser#FORMAT}),
+ * {@code npu-smi info -t usages} / {@code -t memory} key / value output
+ * ({@value NpuSmiUsagesParser#FORMAT}) and {@code -t proc-mem} process lines
+ * ({@value NpuSmiProcMemParser#FORMAT}). Recognises them by content: a table header row
+ * ({@code | NPU Name | Health ...} or {@code | NPU Chip | Process id ...}), a memory key line
+ * ({@code HBM Capacity(MB) : 32768}) or a {@code Process id:n Process name:... Process memory(MB):m} line. A vLLM
  * log that only mentions npu-smi, or quotes a table inside many more log lines, is left to the
  * log reader. Parsing is done by the pure parsers; this class only reads the file.
  */
@@ -37,8 +39,14 @@ public final class NpuSmiReader implements EvidenceReader {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }
         boolean header = lines.stream().anyMatch(NpuSmiInfoParser::isHeader);
-        if (!header && !SmiLines.hasLogLine(lines) && NpuSmiUsagesParser.looksLikeUsages(lines)) {
+        if (header || SmiLines.hasLogLine(lines)) {
+            return Optional.empty();
+        }
+        if (NpuSmiUsagesParser.looksLikeUsages(lines)) {
             return Optional.of(NpuSmiUsagesParser.FORMAT);
+        }
+        if (lines.stream().anyMatch(NpuSmiProcMemParser::isProcessLine)) {
+            return Optional.of(NpuSmiProcMemParser.FORMAT);
         }
         return Optional.empty();
     }
@@ -61,19 +69,27 @@ public final class NpuSmiReader implements EvidenceReader {
      * {@code -t usages} blocks (several commands pasted together) gives both kinds of values.
      */
     public static SmiParse parse(EvidenceFormat format, List<String> lines) {
-        if (NpuSmiUsagesParser.FORMAT == format) {
-            return NpuSmiUsagesParser.parse(lines);
+        List<String> cleaned = lines.stream().map(SmiLines::clean).toList();
+        List<SmiParse> parts = new ArrayList<>();
+        if (NpuSmiInfoParser.FORMAT == format) {
+            parts.add(NpuSmiInfoParser.parse(lines));
         }
-        SmiParse table = NpuSmiInfoParser.parse(lines);
-        if (!NpuSmiUsagesParser.looksLikeUsages(lines.stream().map(SmiLines::clean).toList())) {
-            return table;
+        if (NpuSmiUsagesParser.looksLikeUsages(cleaned)) {
+            parts.add(NpuSmiUsagesParser.parse(lines));
         }
-        SmiParse usages = NpuSmiUsagesParser.parse(lines);
-        List<Observation> all = new ArrayList<>(table.observations());
-        all.addAll(usages.observations());
+        if (cleaned.stream().anyMatch(NpuSmiProcMemParser::isProcessLine)) {
+            parts.add(NpuSmiProcMemParser.parse(lines));
+        }
+        if (parts.size() == 1) {
+            return parts.get(0);
+        }
+        List<Observation> all = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        for (SmiParse p : parts) {
+            all.addAll(p.observations());
+            warnings.addAll(p.warnings());
+        }
         all.sort(Comparator.comparingInt(Observation::line));
-        List<String> warnings = new ArrayList<>(table.warnings());
-        warnings.addAll(usages.warnings());
         return new SmiParse(all, warnings);
     }
 

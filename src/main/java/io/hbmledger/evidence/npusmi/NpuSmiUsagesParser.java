@@ -14,8 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses the key / value output of {@code npu-smi info -t usages -i <NPU id>} (and the
- * memory keys of {@code -t memory}), Ascend driver tool 20.x to 25.x.
+ * Parses the key / value output of {@code npu-smi info -t usages -i <NPU id> [-c <chip id>]}
+ * (and the memory keys of {@code -t memory}), Ascend driver tool 20.x to 25.x.
  *
  * <p>Layout per the tool's print code ({@code print_chip_usages_info}): {@code NPU ID : n},
  * {@code Chip Count : k}, then per chip {@code Chip ID : c} followed by lines such as
@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
  *
  * <p>Quantities: {@code hbm_capacity}, {@code memory_capacity} (bytes; MB means MiB, so
  * x 1,048,576) and {@code hbm_usage_rate}, {@code memory_usage_rate} ({@code value} in percent).
- * The device is {@code "npu:<NPU ID>/chip:<Chip ID>"}. A DDR capacity of 0 is the tool's
+ * The device is {@code "npu:<NPU ID>/chip:<Chip ID>"}; views of one chip ({@code -c} given) and
+ * {@code -t memory} print no {@code NPU ID}, so the ids of an echoed command line
+ * ({@link NpuSmiEcho}) are used, and without one the device is unknown (absent). A DDR capacity of 0 is the tool's
  * placeholder on 910B / Atlas A3, which have no DDR: neither it nor its rate is reported.
  * Never throws on content; unreadable values become warnings naming the line.
  */
@@ -63,7 +65,17 @@ public final class NpuSmiUsagesParser {
         boolean warnedNoChip = false;
         for (int i = 0; i < lines.size(); i++) {
             int line = i + 1;
-            Matcher m = KEY_VALUE.matcher(SmiLines.clean(lines.get(i)));
+            String cleaned = SmiLines.clean(lines.get(i));
+            java.util.Optional<NpuSmiEcho> echo = NpuSmiEcho.of(cleaned);
+            if (echo.isPresent()) {
+                // a new command: its -i / -c name the device of the values that follow
+                npu = echo.get().npu();
+                chip = echo.get().chip();
+                chipCount = null;
+                noDdr = false;
+                continue;
+            }
+            Matcher m = KEY_VALUE.matcher(cleaned);
             if (!m.matches()) {
                 continue;
             }
@@ -110,16 +122,18 @@ public final class NpuSmiUsagesParser {
                     device = "npu:" + npu + "/chip:" + c;
                 }
             }
-            if (device == null && !warnedNoChip) {
-                warnedNoChip = true;
-                warnings.add("line " + line + ": no 'NPU ID' / 'Chip ID' before this value; observations carry no device");
-            }
             if (quantity == Quantity.MEMORY_CAPACITY && value.equals("0")) {
                 noDdr = true; // placeholder of chips without DDR (print_chip_memory_usages_info)
                 continue;
             }
             if (quantity == Quantity.MEMORY_USAGE_RATE && noDdr) {
                 continue;
+            }
+            if (device == null && !warnedNoChip) {
+                warnedNoChip = true;
+                warnings.add("line " + line + ": no 'NPU ID' / 'Chip ID' line and no echoed 'npu-smi info ... -i N -c M'"
+                        + " before this value, so its device is unknown; observations carry no device (paste the"
+                        + " command line with the output to name it)");
             }
             boolean isBytes = quantity == Quantity.HBM_CAPACITY || quantity == Quantity.MEMORY_CAPACITY;
             if (isBytes ? !MIB_COUNT.matcher(value).matches() : !DECIMAL.matcher(value).matches()) {
@@ -136,22 +150,19 @@ public final class NpuSmiUsagesParser {
         return new SmiParse(out, warnings);
     }
 
-    /** True when the text holds an 'NPU ID : n' line and a usages memory key, both as whole lines. */
+    /**
+     * True when the text holds a usages or {@code -t memory} memory key as a whole line
+     * ({@code HBM Capacity(MB) : 32768}). The {@code NPU ID} line is not needed: the views of one
+     * chip ({@code -i 2 -c 0}) and {@code -t memory} print none.
+     */
     static boolean looksLikeUsages(List<String> cleanedLines) {
-        boolean npuId = false;
-        boolean memoryKey = false;
         for (String s : cleanedLines) {
             Matcher m = KEY_VALUE.matcher(s);
-            if (!m.matches()) {
-                continue;
-            }
-            String key = m.group(1).strip().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT);
-            if (key.equals("npu id") && INT.matcher(m.group(2).strip()).matches()) {
-                npuId = true;
-            } else if (key.matches("(hbm|ddr|memory) (capacity\\(mb\\)|usage rate\\(%\\))")) {
-                memoryKey = true;
+            if (m.matches() && m.group(1).strip().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT)
+                    .matches("(hbm|ddr|memory) (capacity\\(mb\\)|usage rate\\(%\\))")) {
+                return true;
             }
         }
-        return npuId && memoryKey;
+        return false;
     }
 }
