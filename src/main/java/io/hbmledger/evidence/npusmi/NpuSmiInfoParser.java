@@ -62,6 +62,8 @@ public final class NpuSmiInfoParser {
     private Mode mode = Mode.NONE;
     private final List<Row> chipHeader = new ArrayList<>();
     private Row procHeader;
+    /** The kind of table body read last before a break, to resume after it. */
+    private Mode lastBody = Mode.NONE;
     private Row pendingRow1;
     private int pendingLine;
     private boolean warnedHeaderless;
@@ -147,7 +149,11 @@ public final class NpuSmiInfoParser {
             case CHIP_HEADER -> chipHeader.add(row);
             case CHIPS -> chipRow(line, row);
             case PROCS, PROC_HEADER -> processRow(line, row);
-            case NONE -> headerless(line, first);
+            case NONE -> {
+                if (!resume(line, row, first)) {
+                    headerless(line, first);
+                }
+            }
         }
     }
 
@@ -170,7 +176,41 @@ public final class NpuSmiInfoParser {
 
     private void endOfTable() {
         flushPending();
+        if (mode == Mode.CHIPS || mode == Mode.PROCS) {
+            lastBody = mode;
+        }
         mode = Mode.NONE;
+    }
+
+    /**
+     * Rows after a break (a blank line, text, or a new frame's border) with no header of their
+     * own: excerpts pasted one after another, or a long table a terminal or an issue split. When
+     * the row has as many cells as the last header of a table already read, that header is
+     * reused, with a warning; the table whose body came last is tried first.
+     */
+    private boolean resume(int line, Row row, List<String> first) {
+        if (first.isEmpty() || !INT.matcher(first.get(0)).matches()) {
+            return false;
+        }
+        int cells = row.cells().size();
+        boolean chipFits = chipHeader.size() >= 2 && chipHeader.get(chipHeader.size() - 1).cells().size() == cells;
+        boolean procFits = procHeader != null && procHeader.cells().size() == cells
+                && first.size() >= 2 && INT.matcher(first.get(1)).matches();
+        Mode resumed = lastBody == Mode.PROCS && procFits ? Mode.PROCS
+                : chipFits ? Mode.CHIPS : procFits ? Mode.PROCS : null;
+        if (resumed == null) {
+            return false;
+        }
+        mode = resumed;
+        warnings.add("line " + line + ": table rows after a break (blank line, text or a new frame) without their own"
+                + " header; read with the " + (resumed == Mode.CHIPS ? "chip" : "process")
+                + " table header above, whose cell layout they match");
+        if (resumed == Mode.CHIPS) {
+            chipRow(line, row);
+        } else {
+            processRow(line, row);
+        }
+        return true;
     }
 
     private void headerless(int line, List<String> first) {
