@@ -4,6 +4,7 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.modelconfig.ModelConfig;
 import io.hbmledger.evidence.modelconfig.ModelConfigParser;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
+import io.hbmledger.evidence.safetensors.SafetensorsFindings;
 import io.hbmledger.evidence.safetensors.SafetensorsTensor;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -77,8 +78,9 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
             List<CheckpointTensor> tensors = new ArrayList<>();
             for (CheckpointManifest.File f : m.files()) {
                 for (SafetensorsTensor t : f.tensors()) {
-                    tensors.add(new CheckpointTensor(t.name(), t.dtype().name(), t.shape(), t.bytes()));
+                    tensors.add(new CheckpointTensor(t.name(), t.dtypeName(), t.shape(), t.bytes()));
                 }
+                SafetensorsFindings.of(f.tensors()).forEach(w -> notes.add(f.name() + ": " + w));
             }
             if (!m.lfsPointers().isEmpty()) {
                 notes.add("only the " + m.files().size() + " downloaded file(s) are counted; the total is incomplete");

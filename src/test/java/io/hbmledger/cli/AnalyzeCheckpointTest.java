@@ -256,10 +256,10 @@ class AnalyzeCheckpointTest {
         Path run = run(WEIGHTS_LINE, ", \"model_dir\": \"model/weights-manifest.json\"", "");
         Files.writeString(run.resolve("model/weights-manifest.json"),
                 "{\"schema\": \"hbm-ledger/weights-manifest/1\", \"files\": [{\"name\": \"a.safetensors\", \"tensors\": "
-                        + "[{\"name\": \"w\", \"dtype\": \"Q9\", \"shape\": [2], \"data_offsets\": [0, 4]}]}]}");
+                        + "[{\"name\": \"w\", \"dtype\": \"BF16\", \"shape\": \"two\", \"data_offsets\": [0, 4]}]}]}");
         CliRun r = CliRun.of("analyze", run.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("weights-manifest.json").contains("unknown dtype").contains("no ledger written");
+        assertThat(r.err()).contains("weights-manifest.json").contains("expected a \"shape\" array").contains("no ledger written");
         assertThat(run.resolve("report.json")).doesNotExist();
     }
 

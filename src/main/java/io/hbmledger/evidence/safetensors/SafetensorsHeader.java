@@ -7,7 +7,6 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.Quote;
 import java.io.IOException;
 import java.io.InputStream;
-import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -125,9 +124,9 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
      *
      * @param json the N header bytes (after the 8-byte length)
      * @param fileSize the whole file's size, to check offsets against the data section
-     * @throws EvidenceException when the header is not UTF-8 JSON, not an object, names an
-     *     unknown dtype, has offsets that disagree with dtype x shape, overlap, or run past the
-     *     data section
+     * @throws EvidenceException when the header is not UTF-8 JSON, not an object, has offsets
+     *     that overlap or run past the data section. An unknown dtype, or offsets that disagree
+     *     with dtype x shape, are warnings ({@link SafetensorsFindings}): the offsets give the bytes.
      */
     public static SafetensorsHeader parse(String display, byte[] json, long fileSize) throws EvidenceException {
         return parse(display, json, fileSize, true);
@@ -178,6 +177,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
             }
             tensors.add(tensor(display, e.getKey(), e.getValue(), dataBytes));
         }
+        warnings.addAll(SafetensorsFindings.of(tensors));
         List<SafetensorsTensor> byOffset = new ArrayList<>(tensors);
         byOffset.sort(Comparator.comparingLong(SafetensorsTensor::begin).thenComparingLong(SafetensorsTensor::end));
         long cursor = 0;
@@ -218,20 +218,18 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         if (dt == null || !dt.isTextual()) {
             throw new EvidenceException(display, 0, where + "expected a \"dtype\" string, found " + (dt == null ? "none" : describe(dt)));
         }
-        SafetensorsDtype dtype = SafetensorsDtype.parse(dt.asText()).orElseThrow(() -> new EvidenceException(display, 0,
-                where + "unknown dtype " + Quote.doubleQuoted(dt.asText()) + "; expected one of " + SafetensorsDtype.names()));
+        // an unknown name does not stop the reading: the offsets give the bytes exactly (SafetensorsFindings)
+        SafetensorsDtype dtype = SafetensorsDtype.parse(dt.asText()).orElse(null);
         JsonNode sh = v.get("shape");
         if (sh == null || !sh.isArray()) {
             throw new EvidenceException(display, 0, where + "expected a \"shape\" array of non-negative integers, found " + (sh == null ? "none" : describe(sh)));
         }
         List<Long> shape = new ArrayList<>();
-        BigInteger elements = BigInteger.ONE;
         for (JsonNode d : sh) {
             if (!d.isIntegralNumber() || !d.canConvertToLong() || d.asLong() < 0) {
                 throw new EvidenceException(display, 0, where + "shape " + Quote.cut(sh.toString()) + " has " + Quote.cut(d.toString()) + "; expected non-negative integers");
             }
             shape.add(d.asLong());
-            elements = elements.multiply(BigInteger.valueOf(d.asLong()));
         }
         JsonNode off = v.get("data_offsets");
         if (off == null || !off.isArray() || off.size() != 2 || !off.get(0).isIntegralNumber() || !off.get(1).isIntegralNumber()
@@ -243,20 +241,11 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         if (begin < 0 || end < begin) {
             throw new EvidenceException(display, 0, where + "data_offsets [" + begin + ", " + end + "] run backwards; expected 0 <= begin <= end");
         }
-        BigInteger bits = elements.multiply(BigInteger.valueOf(dtype.bits()));
-        if (bits.mod(BigInteger.valueOf(8)).signum() != 0) {
-            throw new EvidenceException(display, 0, where + dtype + " x shape " + shape + " is " + bits + " bits, not a whole number of bytes");
-        }
-        BigInteger needed = bits.shiftRight(3);
-        if (!needed.equals(BigInteger.valueOf(end - begin))) {
-            throw new EvidenceException(display, 0, where + "data_offsets [" + begin + ", " + end + "] hold " + (end - begin)
-                    + " bytes but " + dtype + " x shape " + shape + " needs " + needed + " bytes");
-        }
         if (end > dataBytes) {
             throw new EvidenceException(display, 0, where + "data_offsets end " + end + " is past the data section ("
                     + dataBytes + " bytes after the header); the file is truncated or the header is wrong");
         }
-        return new SafetensorsTensor(name, dtype, shape, begin, end);
+        return new SafetensorsTensor(name, dtype, shape, begin, end, dt.asText());
     }
 
     private static String describe(JsonNode n) {

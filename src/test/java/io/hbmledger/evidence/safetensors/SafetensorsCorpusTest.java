@@ -41,6 +41,23 @@ class SafetensorsCorpusTest {
     }
 
     @Test
+    void realHeaderWithAnUnknownDtypeNameKeepsEveryByte(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        // the real header as a non-standard writer would name score.weight's type (issue 11, fault 7)
+        String saved = Files.readString(Corpus.file("safetensors/peft-gpt2-lora.adapter_model.safetensors.header.json"),
+                StandardCharsets.UTF_8).strip();
+        String renamed = saved.replaceFirst("\"dtype\":\"F32\",\"shape\":\\[6,768\\]", "\"dtype\":\"F32_CUSTOM\",\"shape\":[6,768]");
+        assertThat(renamed).isNotEqualTo(saved);
+        Path f = Files.write(dir.resolve("renamed.safetensors"), SafetensorsWriter.file(renamed, 1198080L));
+        SafetensorsHeader h = SafetensorsHeader.read(f, "renamed.safetensors");
+        // 25 tensors, 1198080 bytes of data as in the original; score.weight's 18432 bytes from its offsets
+        assertThat(h.tensors()).hasSize(25);
+        assertThat(h.tensorBytesTotal()).isEqualTo(1198080L);
+        assertThat(h.warnings()).singleElement().asString()
+                .startsWith("dtype \"F32_CUSTOM\" is not one this reader knows (1 tensor, \"base_model.model.score.weight\"):"
+                        + " their 18432 bytes are exact");
+    }
+
+    @Test
     void mixtralLfsPointersSumToTheRepositorySize() throws Exception {
         Path f = Corpus.file("safetensors/wizardlm-2-8x22b.git-lfs-pointers.txt");
         EvidenceFile ef = EvidenceReaders.all().read(f, f.toString());
