@@ -22,12 +22,16 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Print what hbm-ledger reads from each evidence file, before any attribution.",
             "Formats are recognised by content: npu-smi, nvidia-smi, vLLM/vllm-ascend logs, msprof and torch_npu exports"
                 + " (CSV, SQLite), safetensors headers and index files, Git LFS pointers, config.json. JSON output follows"
-                + " hbm-ledger/evidence/1."},
+                + " hbm-ledger/evidence/1.",
+            "Pasted text (an issue's markdown, a terminal session) is read block by block: fenced blocks and output"
+                + " lines in the prose go to the reader that knows them, each value citing its line in the paste, and the"
+                + " output lists which lines were read as what."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every file was read", "2:a file was unreadable, empty or of unknown format (the others are still printed)"})
 public final class EvidenceCommand implements Callable<Integer> {
 
-    @Parameters(arity = "1..*", paramLabel = "FILE", description = "evidence files")
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "evidence files; - reads standard input;"
+            + " an msprof PROF_* or torch_npu *_ascend_pt directory (or one holding some) reads the files exported under it")
     List<Path> files;
 
     @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE})")
@@ -54,4 +58,5 @@ public final class EvidenceCommand implements Callable<Integer> {
         err.flush();
         return listing.allUsable() ? 0 : Main.EXIT_BAD_INPUT;
     }
+
 }

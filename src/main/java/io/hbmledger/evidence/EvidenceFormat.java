@@ -24,6 +24,11 @@ public enum EvidenceFormat {
     MODEL_CONFIG("model-config", Family.CHECKPOINT),
     /** The run's {@code model/weights-manifest.json}, written by {@code collect}. */
     WEIGHTS_MANIFEST("weights-manifest", Family.CHECKPOINT),
+    /**
+     * Text mixing prose and machine output (an issue's markdown, a terminal paste): read range by
+     * range by the other readers, each range with its own format ({@link EvidenceFile#parts()}).
+     */
+    PASTED_TEXT("pasted-text", Family.NONE),
     UNKNOWN("unknown", Family.NONE);
 
     /** The tool that wrote a file: what rules ask ("is there an npu-smi sample?"). */

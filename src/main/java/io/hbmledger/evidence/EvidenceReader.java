@@ -26,4 +26,16 @@ public interface EvidenceReader {
      */
     EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException;
+
+    /**
+     * Reads text already in memory, as {@link #read} reads a file holding that text: a block of
+     * a pasted file. Line numbers are those of the text. Readers of binary formats read files
+     * only and return empty.
+     *
+     * @param format what {@link #detect} said of the text
+     * @throws EvidenceException when the text is malformed beyond use
+     */
+    default Optional<EvidenceFile> readText(String text, String displayPath, EvidenceFormat format) throws EvidenceException {
+        return Optional.empty();
+    }
 }

@@ -4,6 +4,7 @@ import io.hbmledger.evidence.modelconfig.ModelConfigReader;
 import io.hbmledger.evidence.msprof.MsprofReader;
 import io.hbmledger.evidence.npusmi.NpuSmiReader;
 import io.hbmledger.evidence.nvidiasmi.NvidiaSmiReader;
+import io.hbmledger.evidence.paste.PasteReader;
 import io.hbmledger.evidence.safetensors.SafetensorsReader;
 import io.hbmledger.evidence.vllmlog.VllmLogReader;
 import java.io.IOException;
@@ -15,7 +16,9 @@ import java.util.Optional;
 
 /**
  * Recognises each file's format by content and hands it to its reader. Binary formats come
- * first: their magic bytes are unambiguous, while text formats are recognised by phrases.
+ * first: their magic bytes are unambiguous, while text formats are recognised by phrases. A
+ * pasted text ({@link PasteReader}) is taken before the one-format text readers when it has
+ * fenced blocks, and after them otherwise.
  */
 public final class EvidenceReaders {
 
@@ -27,13 +30,15 @@ public final class EvidenceReaders {
 
     /** Every reader the project has, in detection order. */
     public static EvidenceReaders all() {
-        return new EvidenceReaders(List.of(
-                new MsprofReader(),
-                new SafetensorsReader(),
-                new ModelConfigReader(),
-                new NpuSmiReader(),
-                new NvidiaSmiReader(),
-                new VllmLogReader()));
+        List<EvidenceReader> text = List.of(new ModelConfigReader(), new NpuSmiReader(), new NvidiaSmiReader(),
+                new VllmLogReader());
+        List<EvidenceReader> all = new ArrayList<>(List.of(new MsprofReader(), new SafetensorsReader()));
+        // a paste with fenced blocks may quote several tools: before the one-format text readers
+        all.add(new PasteReader(text, true));
+        all.addAll(text);
+        // text that none of them claims but that holds output lines or speaks of the subject
+        all.add(new PasteReader(text, false));
+        return new EvidenceReaders(all);
     }
 
     /**

@@ -4,9 +4,13 @@ import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.evidence.msprof.MsprofDirectory;
 import io.hbmledger.run.FileProblem;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,10 +41,11 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         for (Path file : paths) {
             String shown = file.toString();
             try {
-                EvidenceFile f = readers.read(file, shown);
-                results.add(f);
-                if (!f.usable()) {
-                    f.warnings().forEach(w -> problems.add(shown + ": " + w));
+                for (EvidenceFile f : readNamed(readers, file)) {
+                    results.add(f);
+                    if (!f.usable()) {
+                        f.warnings().forEach(w -> problems.add(f.path() + ": " + w));
+                    }
                 }
             } catch (EvidenceException e) {
                 problems.add(e.getMessage());
@@ -51,5 +56,33 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
             }
         }
         return new EvidenceListing(results, problems);
+    }
+
+    /**
+     * One named input: {@code -} is standard input ({@code cat npu-smi.txt | hbm-ledger evidence -}),
+     * kept byte for byte in a private temporary file so that every reader, binary ones included,
+     * reads it as a file, and shown as {@code -}; an msprof {@code PROF_*} / torch_npu
+     * {@code *_ascend_pt} directory (or one holding some) stands for the files exported under it.
+     */
+    private static List<EvidenceFile> readNamed(EvidenceReaders readers, Path file) throws IOException, EvidenceException {
+        if (file.toString().equals("-")) {
+            Path tmp = Files.createTempFile("hbm-ledger-stdin-", ".txt");
+            try {
+                try (InputStream in = System.in) {
+                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                }
+                return List.of(readers.read(tmp, "-"));
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        if (Files.isDirectory(file)) {
+            List<EvidenceFile> out = new ArrayList<>();
+            for (Path p : MsprofDirectory.exportedFiles(file, file.toString())) {
+                out.add(readers.read(p, p.toString()));
+            }
+            return out;
+        }
+        return List.of(readers.read(file, file.toString()));
     }
 }

@@ -3,6 +3,7 @@ package io.hbmledger.report;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidencePart;
 import io.hbmledger.evidence.Observation;
 import java.io.IOException;
 import java.io.Writer;
@@ -35,12 +36,30 @@ public final class EvidenceJsonWriter {
                     g.writeString(w);
                 }
                 g.writeEndArray();
+                if (!f.parts().isEmpty()) {
+                    writeParts(g, f.parts());
+                }
                 g.writeEndObject();
             }
             g.writeEndArray();
             g.writeEndObject();
             g.writeRaw('\n');
         }
+    }
+
+    /** A paste's line ranges: {@code {"first_line", "last_line", "format", "label", "observations"}} (a count). */
+    private static void writeParts(JsonGenerator g, List<EvidencePart> parts) throws IOException {
+        g.writeArrayFieldStart("parts");
+        for (EvidencePart p : parts) {
+            g.writeStartObject();
+            g.writeNumberField("first_line", p.firstLine());
+            g.writeNumberField("last_line", p.lastLine());
+            g.writeStringField("format", p.shownFormat());
+            g.writeStringField("label", p.label());
+            g.writeNumberField("observations", p.observations().size());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
     }
 
     static void writeObservation(JsonGenerator g, Observation o) throws IOException {

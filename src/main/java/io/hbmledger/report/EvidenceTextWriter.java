@@ -1,6 +1,7 @@
 package io.hbmledger.report;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidencePart;
 import io.hbmledger.evidence.Observation;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -26,12 +27,29 @@ public final class EvidenceTextWriter {
                     context(o)});
             }
             printAligned(rows, out);
+            printParts(f, out);
             for (String w : f.warnings()) {
                 out.println("  warning: " + w);
             }
             out.println();
         }
         out.flush();
+    }
+
+    /** For a paste: which line ranges were read as what. */
+    private static void printParts(EvidenceFile f, PrintWriter out) {
+        if (f.parts().isEmpty()) {
+            return;
+        }
+        out.println("  parts:");
+        List<String[]> rows = new ArrayList<>();
+        for (EvidencePart p : f.parts()) {
+            String what = p.read() ? p.format() + ", " + p.observations().size() + " observation"
+                    + (p.observations().size() == 1 ? "" : "s")
+                    : p.prose() ? "skipped" : "no output a reader knows, skipped";
+            rows.add(new String[] {"    " + p.lines(), p.label(), what});
+        }
+        printAligned(rows, out);
     }
 
     static String amount(Observation o) {

@@ -59,6 +59,11 @@ public final class ModelConfigReader implements EvidenceReader {
         return read(displayPath, Files.readString(file, StandardCharsets.UTF_8));
     }
 
+    @Override
+    public Optional<EvidenceFile> readText(String text, String displayPath, EvidenceFormat format) throws EvidenceException {
+        return format == PEFT ? Optional.empty() : Optional.of(read(displayPath, text));
+    }
+
     /** Pure: text in, observations out. */
     public static EvidenceFile read(String display, String text) throws EvidenceException {
         ModelConfig c = ModelConfigParser.parse(display, text);

@@ -64,6 +64,12 @@ public final class NpuSmiReader implements EvidenceReader {
         return new EvidenceFile(displayPath, format, parsed.observations(), warnings);
     }
 
+    @Override
+    public Optional<EvidenceFile> readText(String text, String displayPath, EvidenceFormat format) {
+        SmiParse parsed = parse(format, SmiLines.lines(text));
+        return Optional.of(new EvidenceFile(displayPath, format, parsed.observations(), parsed.warnings()));
+    }
+
     /**
      * Parses text of a detected format. An {@code npu-smi info} file that also holds
      * {@code -t usages} blocks (several commands pasted together) gives both kinds of values.

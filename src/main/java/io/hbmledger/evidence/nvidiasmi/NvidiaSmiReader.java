@@ -42,6 +42,14 @@ public final class NvidiaSmiReader implements EvidenceReader {
     }
 
     @Override
+    public Optional<EvidenceFile> readText(String text, String displayPath, EvidenceFormat format) {
+        SmiParse parsed = NvidiaSmiCsvParser.FORMAT == format
+                ? NvidiaSmiCsvParser.parse(text)
+                : NvidiaSmiTableParser.parse(text);
+        return Optional.of(new EvidenceFile(displayPath, format, parsed.observations(), parsed.warnings()));
+    }
+
+    @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
         EvidenceFormat format = detect(head).orElseThrow(() -> new EvidenceException(displayPath, 1,
                 "expected nvidia-smi output, found other content"));

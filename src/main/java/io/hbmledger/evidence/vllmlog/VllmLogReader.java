@@ -72,7 +72,15 @@ public final class VllmLogReader implements EvidenceReader {
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException {
-        VllmLogParser.Result r = parse(file);
+        return evidence(displayPath, parse(file));
+    }
+
+    @Override
+    public Optional<EvidenceFile> readText(String text, String displayPath, EvidenceFormat format) {
+        return Optional.of(evidence(displayPath, VllmLogParser.parse(text)));
+    }
+
+    private static EvidenceFile evidence(String displayPath, VllmLogParser.Result r) {
         List<String> warnings = new ArrayList<>(r.warnings());
         if (r.observations().isEmpty()) {
             warnings.add("line 1: a vLLM log, but it holds no memory figure this reader knows"

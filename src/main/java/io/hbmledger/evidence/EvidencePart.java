@@ -1,0 +1,49 @@
+package io.hbmledger.evidence;
+
+import java.util.List;
+
+/**
+ * A line range of a pasted file (an issue's markdown, a terminal paste) and what it was read
+ * as: a reader's format with that reader's observations and warnings, or
+ * {@link EvidenceFormat#UNKNOWN} for prose and for output that no reader knows (skipped).
+ * Observations cite lines of the pasted file itself.
+ *
+ * @param firstLine 1-based first line of the range
+ * @param lastLine 1-based last line of the range (inclusive)
+ * @param format the reader's format, {@link EvidenceFormat#UNKNOWN} when the range was skipped
+ * @param label how the range appeared: {@code "```bash block"}, {@code "lines in prose"},
+ *     {@value #PROSE}
+ * @param observations what the reader took from the range
+ * @param warnings the reader's warnings for the range
+ */
+public record EvidencePart(int firstLine, int lastLine, EvidenceFormat format, String label,
+                           List<Observation> observations, List<String> warnings) {
+
+    /** The label of prose, skipped because it is not machine output. */
+    public static final String PROSE = "prose";
+
+    public EvidencePart {
+        observations = List.copyOf(observations);
+        warnings = List.copyOf(warnings);
+    }
+
+    /** True when a reader read the range. */
+    public boolean read() {
+        return format != EvidenceFormat.UNKNOWN;
+    }
+
+    /** True for prose, as opposed to output that no reader knew. */
+    public boolean prose() {
+        return PROSE.equals(label);
+    }
+
+    /** What the range was read as, for output: the format's contract name, {@code prose} or {@code unrecognised}. */
+    public String shownFormat() {
+        return read() ? format.contractName() : prose() ? PROSE : "unrecognised";
+    }
+
+    /** {@code lines 4-16}, or {@code line 4} for one line. */
+    public String lines() {
+        return firstLine == lastLine ? "line " + firstLine : "lines " + firstLine + "-" + lastLine;
+    }
+}

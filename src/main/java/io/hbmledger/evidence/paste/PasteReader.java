@@ -1,0 +1,165 @@
+package io.hbmledger.evidence.paste;
+
+import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.EvidencePart;
+import io.hbmledger.evidence.EvidenceReader;
+import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.TextBytes;
+import io.hbmledger.evidence.TextLines;
+import io.hbmledger.evidence.vllmlog.VllmLogReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Reader for text that mixes prose with machine output ({@code pasted-text}): an issue's markdown,
+ * a terminal session, a chat message. Each fenced block, and each run of output lines in the
+ * prose ({@link PasteSegmenter}), is handed to the reader that recognises it by content, as a
+ * file would be; log and error lines that no reader claims (bare {@code ValueError: ...} lines,
+ * a {@code [rank1]:} OOM glued to a progress bar, a {@code vllm serve} command) go to the vLLM
+ * log reader. Every observation cites its line in the pasted file, and the result lists which
+ * line ranges were read as what ({@link EvidencePart}); prose is skipped.
+ *
+ * <p>Recognised by content, in two places of the detection order: a text with a markdown fence
+ * ({@code ```}) before the one-format text readers, because a paste may quote several tools and
+ * no single reader would see them all; any other text that no reader claimed but that holds an
+ * output line or speaks of vLLM / NPU / GPU memory, after them.
+ */
+public final class PasteReader implements EvidenceReader {
+
+    public static final EvidenceFormat FORMAT = EvidenceFormat.PASTED_TEXT;
+
+    private static final Pattern FENCE = Pattern.compile("(?m)^\\s{0,3}(?:> ?)*(?:```|~~~)");
+    /** Prose about this tool's subject: enough to take a paste without output as one, and say so. */
+    private static final Pattern SUBJECT = Pattern.compile(
+            "(?i)\\bvllm\\b|vllm-ascend|npu-smi|nvidia-smi|msprof|--gpu-memory-utilization|--tensor-parallel-size"
+                    + "|\\bHBM\\b|\\bNPU\\b|\\bCUDA\\b|\\bKV cache\\b|显存|内存");
+
+    private final List<EvidenceReader> inner;
+    private final boolean fencedOnly;
+
+    /**
+     * @param inner the readers a block is handed to, in detection order
+     * @param fencedOnly true for the place before the text readers (only texts with a fence),
+     *     false for the fallback after them
+     */
+    public PasteReader(List<EvidenceReader> inner, boolean fencedOnly) {
+        this.inner = List.copyOf(inner);
+        this.fencedOnly = fencedOnly;
+    }
+
+    @Override
+    public Optional<EvidenceFormat> detect(FileHead head) {
+        if (head.looksBinary()) {
+            return Optional.empty();
+        }
+        String text = head.text();
+        if (FENCE.matcher(text).find()) {
+            return Optional.of(FORMAT);
+        }
+        if (fencedOnly) {
+            return Optional.empty();
+        }
+        List<String> lines = TextLines.split(text);
+        boolean output = lines.stream().map(PasteLine::of).anyMatch(k -> k == PasteLine.SMI || k == PasteLine.LOG);
+        return output || SUBJECT.matcher(text).find() ? Optional.of(FORMAT) : Optional.empty();
+    }
+
+    @Override
+    public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
+        return read(TextBytes.decode(Files.readAllBytes(file)), displayPath);
+    }
+
+    /**
+     * Reads pasted text. Pure apart from the readers it hands blocks to (which read text, not files).
+     *
+     * @throws EvidenceException when a block is recognised but malformed beyond use (a broken config.json)
+     */
+    public EvidenceFile read(String text, String displayPath) throws EvidenceException {
+        List<String> lines = TextLines.split(text.startsWith("\uFEFF") ? text.substring(1) : text);
+        List<EvidencePart> parts = new ArrayList<>();
+        for (PasteSegment s : PasteSegmenter.split(lines)) {
+            if (s.kind() == PasteLine.PROSE) {
+                parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
+                continue;
+            }
+            Optional<EvidencePart> whole = dispatch(lines, s, displayPath);
+            if (whole.isPresent()) {
+                parts.add(whole.get());
+                continue;
+            }
+            List<PasteSegment> runs = s.kind() == PasteLine.FENCE ? PasteSegmenter.runsWithin(lines, s) : List.of();
+            List<EvidencePart> read = new ArrayList<>();
+            for (PasteSegment r : runs) {
+                dispatch(lines, r, displayPath).ifPresent(read::add);
+            }
+            if (read.isEmpty()) {
+                parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
+            } else {
+                parts.addAll(read);
+            }
+        }
+        List<Observation> obs = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        for (EvidencePart p : parts) {
+            obs.addAll(p.observations());
+            p.warnings().forEach(w -> warnings.add(p.lines() + " (" + p.shownFormat() + "): " + w));
+        }
+        obs.sort(Comparator.comparingInt(Observation::line));
+        if (parts.stream().noneMatch(EvidencePart::read)) {
+            warnings.add("line 1: pasted text with no machine output that a reader knows (npu-smi, nvidia-smi,"
+                    + " vLLM log or error lines, config.json); only prose, skipped: paste the tool's output itself");
+        }
+        return new EvidenceFile(displayPath, FORMAT, obs, warnings, parts);
+    }
+
+    /**
+     * Hands one range to the first reader that recognises it; log-looking ranges that none
+     * claims go to the vLLM log reader. The range is read with the lines before it left blank,
+     * so that every observation's line is its line in the pasted file.
+     */
+    private Optional<EvidencePart> dispatch(List<String> lines, PasteSegment s, String displayPath)
+            throws EvidenceException {
+        List<String> block = new ArrayList<>();
+        for (int i = s.first() - 1; i < s.last(); i++) {
+            block.add(PasteLine.unquoted(lines.get(i)));
+        }
+        String body = String.join("\n", block) + "\n";
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        FileHead head = new FileHead(displayPath, bytes.length > FileHead.HEAD_BYTES
+                ? java.util.Arrays.copyOf(bytes, FileHead.HEAD_BYTES) : bytes, bytes.length);
+        String placed = "\n".repeat(s.first() - 1) + body;
+        for (EvidenceReader r : inner) {
+            Optional<EvidenceFormat> format = r.detect(head);
+            if (format.isPresent()) {
+                Optional<EvidenceFile> f = r.readText(placed, displayPath, format.get());
+                if (f.isPresent()) {
+                    return Optional.of(part(s, f.get()));
+                }
+            }
+        }
+        boolean log = s.kind() == PasteLine.LOG
+                || s.kind() == PasteLine.FENCE && block.stream().anyMatch(l -> PasteLine.of(l) == PasteLine.LOG);
+        if (log) {
+            for (EvidenceReader r : inner) {
+                if (r instanceof VllmLogReader) {
+                    return r.readText(placed, displayPath, VllmLogReader.FORMAT).map(f -> part(s, f));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static EvidencePart part(PasteSegment s, EvidenceFile f) {
+        return new EvidencePart(s.first(), s.last(), f.format(), s.label(), f.observations(), f.warnings());
+    }
+}
