@@ -1,0 +1,139 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.testing.Cases;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The three user cases of ../shared/cases read through {@code hbm-ledger evidence}: every file
+ * but case.md is accepted (exit 0) and every machine-output block in them is read. Values
+ * worked out by hand from the files (MiB x 1,048,576; GiB x 2^30), as case.md states them.
+ */
+class EvidenceCasesTest {
+
+    private static final long MIB = 1L << 20;
+    private static final String C8621 = "ascend-8621-four-instances-one-910b2";
+    private static final String C8809 = "ascend-8809-910b4-32gb-vllm-plus-embedding-service";
+    private static final String C13882 = "vllm-13882-rtx4060-8gb-negative-kv";
+
+    @TempDir
+    Path tmp;
+
+    private static JsonNode evidence(Path... files) throws Exception {
+        List<String> args = new ArrayList<>(List.of("evidence", "--format", "json"));
+        for (Path f : files) {
+            args.add(f.toString());
+        }
+        CliRun r = CliRun.of(args.toArray(String[]::new));
+        assertThat(r.exit()).as(r.err()).isZero();
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    private static JsonNode obs(JsonNode file, String quantity, String device) {
+        for (JsonNode o : file.path("observations")) {
+            if (o.path("quantity").asText().equals(quantity)
+                    && (device == null || device.equals(o.path("device").asText()))) {
+                return o;
+            }
+        }
+        throw new AssertionError(quantity + " on " + device + " not in " + file.path("path"));
+    }
+
+    @Test
+    void ascend8621EveryFileIsReadWithTheValuesOfTheCase() throws Exception {
+        JsonNode out = evidence(Cases.file(C8621, "npu-smi.txt"), Cases.file(C8621, "engine-error-4th-instance.log"),
+                Cases.file(C8621, "description-excerpt.md"));
+        JsonNode smi = out.path("files").get(0);
+        assertThat(smi.path("format").asText()).isEqualTo("npu-smi-info");
+        // line 9: NPU 0 59872 / 65536 MiB; line 12: NPU 1 58503 MiB
+        assertThat(obs(smi, "hbm_used", "npu:0/chip:0").path("bytes").asLong()).isEqualTo(59872 * MIB);
+        assertThat(obs(smi, "hbm_used", "npu:0/chip:0").path("line").asInt()).isEqualTo(9);
+        assertThat(obs(smi, "hbm_total", "npu:0/chip:0").path("bytes").asLong()).isEqualTo(65536 * MIB);
+        assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("bytes").asLong()).isEqualTo(58503 * MIB);
+        JsonNode log = out.path("files").get(1);
+        // line 13: free 27.18 of 60.96 GiB at start, 0.9 x 60.96 = 54.86 GiB asked
+        assertThat(obs(log, "free_memory_at_start", null).path("bytes").asLong()).isEqualTo(Math.round(27.18 * (1L << 30)));
+        assertThat(obs(log, "total_memory", null).path("bytes").asLong()).isEqualTo(Math.round(60.96 * (1L << 30)));
+        assertThat(obs(log, "instance_budget", null).path("bytes").asLong()).isEqualTo(Math.round(54.86 * (1L << 30)));
+        assertThat(obs(log, "memory_utilization", null).path("value").asDouble()).isEqualTo(0.9);
+        // the user's own words: one line of prose, accepted and skipped
+        JsonNode prose = out.path("files").get(2);
+        assertThat(prose.path("format").asText()).isEqualTo("pasted-text");
+        assertThat(prose.path("parts").get(0).path("format").asText()).isEqualTo("prose");
+    }
+
+    @Test
+    void ascend8809EveryFileIsReadWithTheValuesOfTheCase() throws Exception {
+        JsonNode out = evidence(Cases.file(C8809, "npu-smi.txt"), Cases.file(C8809, "resolution-comment-excerpt.md"));
+        JsonNode smi = out.path("files").get(0);
+        // line 9: NPU 0 28220 / 32768 MiB (4548 MiB free); line 12: NPU 1 28045 / 32768 MiB
+        assertThat(obs(smi, "hbm_used", "npu:0/chip:0").path("bytes").asLong()).isEqualTo(28220 * MIB);
+        assertThat(obs(smi, "hbm_total", "npu:0/chip:0").path("bytes").asLong()).isEqualTo(32768 * MIB);
+        assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("bytes").asLong()).isEqualTo(28045 * MIB);
+        assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("line").asInt()).isEqualTo(12);
+        // the comment holds two shell scripts (docker run, run.sh): no tool output, listed and skipped
+        JsonNode md = out.path("files").get(1);
+        assertThat(md.path("format").asText()).isEqualTo("pasted-text");
+        List<String> parts = new ArrayList<>();
+        md.path("parts").forEach(p -> parts.add(p.path("first_line").asInt() + "-" + p.path("last_line").asInt()
+                + " " + p.path("format").asText()));
+        assertThat(parts).containsExactly("1-2 prose", "4-4 prose", "7-31 unrecognised", "34-34 prose", "37-44 unrecognised");
+    }
+
+    @Test
+    void vllm13882StartupLogGivesTheReportedFigures() throws Exception {
+        JsonNode log = evidence(Cases.file(C13882, "startup.log")).path("files").get(0);
+        // line 4: weights 5.20 GiB, activation peak 1.42 GiB, KV -1.05 GiB; line 5: 0 GPU blocks
+        assertThat(obs(log, "kv_cache_available", null).path("bytes").asLong()).isEqualTo(Math.round(-1.05 * (1L << 30)));
+        assertThat(obs(log, "activation_peak", null).path("bytes").asLong()).isEqualTo(Math.round(1.42 * (1L << 30)));
+        assertThat(obs(log, "gpu_blocks", null).path("value").asInt()).isZero();
+    }
+
+    @Test
+    void standardInputIsReadAsAFile() throws Exception {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(Files.readAllBytes(Cases.file(C8621, "npu-smi.txt"))));
+            CliRun r = CliRun.of("evidence", "-");
+            assertThat(r.exit()).as(r.err()).isZero();
+            // 59872 MiB = 62,780,342,272 B on line 9, shown as "-"
+            assertThat(r.out()).startsWith("-  [npu-smi-info]  4 observations")
+                    .contains("line 9   hbm_used   58.47 GiB (62780342272 B)  \"59872\"  device=npu:0/chip:0");
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
+    void anUnexportedProfDirectoryNamesTheExportCommand() throws Exception {
+        Path prof = Files.createDirectories(tmp.resolve("profiling/PROF_000001_20250101_abc/device_0/data"));
+        CliRun r = CliRun.of("evidence", tmp.resolve("profiling").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("the profile was not exported",
+                "msprof --export=on --output=" + prof.getParent().getParent());
+    }
+
+    @Test
+    void aProfDirectoryStandsForItsExportedFiles() throws Exception {
+        Path out = Files.createDirectories(tmp.resolve("PROF_000001_x/mindstudio_profiler_output"));
+        Files.writeString(out.resolve("npu_module_mem_0.csv"), "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
+                + "0,HCCL,1000.000\t,2048,NPU:0\n0,HCCL,2000.000\t,4096,NPU:0\n");
+        Files.createDirectories(tmp.resolve("PROF_000001_x/device_0/data"));
+        CliRun r = CliRun.of("evidence", "--format", "json", tmp.resolve("PROF_000001_x").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode f = new ObjectMapper().readTree(r.out()).path("files").get(0);
+        assertThat(f.path("path").asText()).endsWith("npu_module_mem_0.csv");
+        // max 4096 KiB = 4,194,304 B on data row 2
+        assertThat(obs(f, "module_reserved_peak", "npu:0").path("bytes").asLong()).isEqualTo(4_194_304L);
+    }
+}

@@ -1,0 +1,140 @@
+package io.hbmledger.evidence.paste;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidencePart;
+import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.evidence.Observation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 11, pasted text: an issue body mixing prose, fenced npu-smi output, an indented command
+ * and a bare vLLM error line. Each block goes to its reader; every value cites its line in the
+ * paste; prose is skipped and the parts are listed. Byte values worked out in the comments.
+ */
+class PasteReaderTest {
+
+    private static final long MIB = 1L << 20;
+
+    @TempDir
+    Path dir;
+
+    private static final String ISSUE = String.join("\n",
+            "# Fourth instance refused",                                                          // 1
+            "",                                                                                   // 2
+            "I started four instances, the last one with:",                                       // 3
+            "",                                                                                   // 4
+            "    CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-0.6B --gpu-memory-utilization 0.9", // 5
+            "",                                                                                   // 6
+            "npu-smi showed this before it:",                                                     // 7
+            "",                                                                                   // 8
+            "```",                                                                                // 9
+            "$ npu-smi info -t usages -i 2 -c 0",                                                 // 10
+            "\tMemory Capacity(MB)    : 7680",                                                    // 11
+            "\tMemory Usage Rate(%)   : 12",                                                      // 12
+            "```",                                                                                // 13
+            "",                                                                                   // 14
+            "> and the table, quoted:",                                                           // 15
+            "> ```text",                                                                          // 16
+            "> | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+            "> | Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |",
+            "> +===========================+===============+====================================================+",
+            "> | 0     910B2               | OK            | 94.5        36                0    / 0             |",
+            "> | 0                         | 0000:C1:00.0  | 0           0    / 0          59872/ 65536         |",
+            "> +===========================+===============+====================================================+",
+            "> ```",                                                                              // 23
+            "Then it failed with",                                                                // 24
+            "ValueError: Free memory on device (27.18/60.96 GiB) on startup is less than desired GPU memory"
+                    + " utilization (0.9, 54.86 GiB).",                                           // 25
+            "Any idea?",                                                                          // 26
+            "");
+
+    private EvidenceFile read(String name, String text) throws Exception {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text, StandardCharsets.UTF_8);
+        return EvidenceReaders.all().read(p, name);
+    }
+
+    private static Observation one(EvidenceFile f, String quantity) {
+        List<Observation> found = f.observations().stream().filter(o -> o.quantity().contractName().equals(quantity)).toList();
+        assertThat(found).as(quantity).hasSize(1);
+        return found.get(0);
+    }
+
+    @Test
+    void eachBlockIsReadByItsReaderAndCitesItsLineInThePaste() throws Exception {
+        EvidenceFile f = read("issue.md", ISSUE);
+        assertThat(f.format().contractName()).isEqualTo("pasted-text");
+        // line 11: 7680 MiB = 7680 x 1048576 = 8,053,063,680 B, device from the echoed -i 2 -c 0
+        Observation cap = one(f, "memory_capacity");
+        assertThat(cap.bytes()).isEqualTo(8_053_063_680L);
+        assertThat(cap.line()).isEqualTo(11);
+        assertThat(cap.context().device()).isEqualTo("npu:2/chip:0");
+        // line 21 (quoted table): 59872 MiB used of 65536 on NPU 0
+        Observation used = one(f, "hbm_used");
+        assertThat(used.bytes()).isEqualTo(59872 * MIB);
+        assertThat(used.line()).isEqualTo(21);
+        assertThat(used.context().device()).isEqualTo("npu:0/chip:0");
+        assertThat(one(f, "hbm_total").bytes()).isEqualTo(65536 * MIB);
+        // line 25, a bare error line: free 27.18 GiB of 60.96 GiB, budget 0.9 -> 54.86 GiB (GiB = 2^30 B)
+        Observation free = one(f, "free_memory_at_start");
+        assertThat(free.line()).isEqualTo(25);
+        assertThat(free.bytes()).isEqualTo(Math.round(27.18 * (1L << 30)));
+        assertThat(one(f, "total_memory").bytes()).isEqualTo(Math.round(60.96 * (1L << 30)));
+        assertThat(one(f, "instance_budget").line()).isEqualTo(25);
+        assertThat(f.observations()).filteredOn(o -> o.quantity().contractName().equals("memory_utilization"))
+                .extracting(Observation::line).containsExactly(5, 25);
+    }
+
+    @Test
+    void thePartsSayWhichLinesWereReadAsWhat() throws Exception {
+        EvidenceFile f = read("issue.md", ISSUE);
+        assertThat(f.parts()).extracting(EvidencePart::lines, EvidencePart::shownFormat, EvidencePart::label)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("line 1", "prose", "prose"),
+                        org.assertj.core.groups.Tuple.tuple("line 3", "prose", "prose"),
+                        org.assertj.core.groups.Tuple.tuple("line 5", "vllm-log", "lines in prose"),
+                        org.assertj.core.groups.Tuple.tuple("line 7", "prose", "prose"),
+                        org.assertj.core.groups.Tuple.tuple("lines 10-12", "npu-smi-usages", "``` block"),
+                        org.assertj.core.groups.Tuple.tuple("line 15", "prose", "prose"),
+                        org.assertj.core.groups.Tuple.tuple("lines 17-22", "npu-smi-info", "```text block"),
+                        org.assertj.core.groups.Tuple.tuple("line 24", "prose", "prose"),
+                        org.assertj.core.groups.Tuple.tuple("line 25", "vllm-log", "lines in prose"),
+                        org.assertj.core.groups.Tuple.tuple("line 26", "prose", "prose"));
+    }
+
+    @Test
+    void anErrorGluedToAProgressBarInProseIsHandedToTheLogReader() throws Exception {
+        // the fenced block makes it a paste; the error line sits in the prose above it
+        EvidenceFile f = read("comment.txt", "It loads, then:\n"
+                + " 40%|####  | 8/20 [00:10<00:15, 1.3it/s]ValueError: Free memory on device (1.50/8.00 GiB) on startup"
+                + " is less than desired GPU memory utilization (0.9, 7.20 GiB).\nstarted with\n```\nvllm serve M\n```\n");
+        assertThat(f.format().contractName()).isEqualTo("pasted-text");
+        assertThat(f.parts()).extracting(EvidencePart::lines, EvidencePart::shownFormat)
+                .contains(org.assertj.core.groups.Tuple.tuple("line 2", "vllm-log"));
+        // 1.50 GiB = 1.5 x 2^30 = 1,610,612,736 B, on line 2 of the paste
+        assertThat(one(f, "free_memory_at_start").bytes()).isEqualTo(1_610_612_736L);
+        assertThat(one(f, "free_memory_at_start").line()).isEqualTo(2);
+    }
+
+    @Test
+    void proseOnlyIsAPasteWithNothingReadNotARefusal() throws Exception {
+        EvidenceFile f = read("note.md", "We run vLLM on a 910B with --gpu-memory-utilization 0.9.\n");
+        assertThat(f.usable()).isTrue();
+        assertThat(f.observations()).isEmpty();
+        assertThat(f.parts()).singleElement().extracting(EvidencePart::shownFormat).isEqualTo("prose");
+        assertThat(f.warnings()).singleElement().asString().contains("no machine output that a reader knows");
+    }
+
+    @Test
+    void textThatSpeaksOfNothingOfOursStaysUnknown() throws Exception {
+        EvidenceFile f = read("shopping.txt", "eggs\nmilk\nbread\n");
+        assertThat(f.usable()).isFalse();
+    }
+}
