@@ -117,14 +117,9 @@ final class Numbers {
     }
 
     private static long slowAmount(byte[] b, int from, int to, long unitBytes) {
-        int exponent = -1;
-        for (int i = from; i < to; i++) {
-            byte c = b[i];
-            if (c == 'e' || c == 'E') {
-                exponent = i;
-            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
-                return INVALID;
-            }
+        int exponent = exponentAt(b, from, to);
+        if (exponent == NOT_A_NUMBER) {
+            return INVALID;
         }
         // "1e999999999" is short but would expand to a billion digits in setScale
         if (to - from > MAX_NUMBER_CHARS || exponent >= 0 && to - exponent > 4) {
@@ -139,6 +134,25 @@ final class Numbers {
         } catch (ArithmeticException e) {
             return OUT_OF_RANGE;
         }
+    }
+
+    private static final int NOT_A_NUMBER = -2;
+
+    /**
+     * Where the exponent mark ({@code e} / {@code E}) of a number cell is: its index, -1 when the
+     * cell has none, {@link #NOT_A_NUMBER} when a byte is not digit, sign, point or mark.
+     */
+    private static int exponentAt(byte[] b, int from, int to) {
+        int exponent = -1;
+        for (int i = from; i < to; i++) {
+            byte c = b[i];
+            if (c == 'e' || c == 'E') {
+                exponent = i;
+            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
+                return NOT_A_NUMBER;
+            }
+        }
+        return exponent;
     }
 
     /**
@@ -241,15 +255,7 @@ final class Numbers {
         while (to > from && isBlank(b[to - 1])) {
             to--;
         }
-        int exponent = -1;
-        for (int i = from; i < to; i++) {
-            byte c = b[i];
-            if (c == 'e' || c == 'E') {
-                exponent = i;
-            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
-                return null;
-            }
-        }
+        int exponent = exponentAt(b, from, to);
         // "1E-999999999" is short but its rescaling would build a billion-digit power of ten
         if (exponent < 0 || to - from > MAX_NUMBER_CHARS || to - exponent > 4) {
             return null;
