@@ -141,7 +141,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 .load(new LoadRequest(inputs, files, serverPids, modelDir));
         RunDirectory runDir = run.runDir();
         Layout layout = run.evidence().layout();
-        Ledger ledger = Attribution.standard().attribute(run.evidence());
+        Ledger ledger = Attribution.standard().attribute(run.evidence()).withNotes(run.notes());
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
         }

@@ -29,6 +29,8 @@ public enum EvidenceFormat {
      * range by the other readers, each range with its own format ({@link EvidenceFile#parts()}).
      */
     PASTED_TEXT("pasted-text", Family.NONE),
+    /** Settings a person states in the prose of a paste ("the four instances used 0.2, 0.45 ..."). */
+    USER_STATEMENT("user-statement", Family.NONE),
     UNKNOWN("unknown", Family.NONE);
 
     /** The tool that wrote a file: what rules ask ("is there an npu-smi sample?"). */

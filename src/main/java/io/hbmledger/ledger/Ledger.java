@@ -36,6 +36,16 @@ public record Ledger(Status status, List<String> incompleteReasons, List<DeviceL
         return new Ledger(s, reasons, devices, processLevel, notes);
     }
 
+    /** This ledger with notes from loading (files skipped, moments assumed) put first. */
+    public Ledger withNotes(List<String> first) {
+        if (first.isEmpty()) {
+            return this;
+        }
+        List<String> all = new java.util.ArrayList<>(first);
+        all.addAll(notes);
+        return new Ledger(status, incompleteReasons, devices, processLevel, all);
+    }
+
     public enum Status {
         COMPLETE, INCOMPLETE, FAILED;
 

@@ -3,6 +3,7 @@ package io.hbmledger.load;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidencePart;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.ledger.CheckpointEvidence;
@@ -10,6 +11,7 @@ import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.run.FileProblem;
+import io.hbmledger.run.Moment;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +33,12 @@ final class EvidenceFiles {
     final List<MsprofItem> msprofItems = new ArrayList<>();
     final List<CheckpointLoader.LooseFile> loose = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
+    /** Evidence files given by hand that could not be used, each with why: skipped, not fatal. */
+    final List<String> skipped = new ArrayList<>();
+    /** What was assumed while reading (a moment from a file name), for the report's notes. */
+    final List<String> assumed = new ArrayList<>();
+    /** Files given by hand (no run.json): an unusable one is skipped and named, not fatal. */
+    boolean skipUnusable;
     /** The first weights manifest among the evidence, or null. */
     CheckpointEvidence manifest;
 
@@ -67,24 +75,54 @@ final class EvidenceFiles {
                 loose.add(new CheckpointLoader.LooseFile(in.path(), in.shown(), in.sourceName(), f.format()));
             }
             if (!f.usable()) {
-                f.warnings().forEach(w -> errors.add(in.shown() + ": " + w));
+                f.warnings().forEach(w -> unusable(in.shown() + ": " + w));
                 return;
             }
             f.warnings().forEach(w -> warn.accept(in.shown() + ": " + w));
-            infos.add(new EvidenceSet.FileInfo(in.sourceName(), f.format(), in.moment()));
-            for (Observation o : f.observations()) {
-                Integer rank = in.rank() != null ? in.rank()
-                        : RankLabels.rankOf(o.context().process(), o.context().dpRank(), layout.tp(), pipeline, layout.dp());
-                TaggedObservation t = new TaggedObservation(o, in.sourceName(), f.format(), in.moment(), rank, in.device());
-                tagged.add(t);
-                if (in.rank() != null) {
-                    rankStated.add(t);
+            if (f.format() == EvidenceFormat.PASTED_TEXT && !f.parts().isEmpty()) {
+                // each block of a paste is evidence of its own kind: the rules see an npu-smi
+                // table as an npu-smi sample and a log excerpt as a log, citing the paste's lines
+                for (EvidencePart part : f.parts()) {
+                    if (part.read()) {
+                        add(in, part.format(), part.observations());
+                    }
                 }
+            } else {
+                add(in, f.format(), f.observations());
             }
         } catch (EvidenceException e) {
-            errors.add(e.getMessage());
+            unusable(e.getMessage());
         } catch (IOException e) {
-            errors.add(in.shown() + ": " + FileProblem.cannotRead(e));
+            unusable(in.shown() + ": " + FileProblem.cannotRead(e));
+        }
+    }
+
+    private void unusable(String why) {
+        (skipUnusable ? skipped : errors).add(why);
+    }
+
+    private void add(RunInput in, EvidenceFormat format, List<Observation> observations) {
+        Moment moment = in.moment();
+        if (moment == null && format.isDeviceSample()) {
+            String name = in.path().getFileName().toString();
+            moment = MomentFromName.of(name).orElse(null);
+            if (moment != null) {
+                assumed.add(in.shown() + " taken at " + moment.jsonName() + " (from its file name; say otherwise with"
+                        + " --moment " + name + "=MOMENT)");
+            }
+        }
+        EvidenceSet.FileInfo info = new EvidenceSet.FileInfo(in.sourceName(), format, moment);
+        if (!infos.contains(info)) {
+            infos.add(info);
+        }
+        for (Observation o : observations) {
+            Integer rank = in.rank() != null ? in.rank()
+                    : RankLabels.rankOf(o.context().process(), o.context().dpRank(), layout.tp(), pipeline, layout.dp());
+            TaggedObservation t = new TaggedObservation(o, in.sourceName(), format, moment, rank, in.device());
+            tagged.add(t);
+            if (in.rank() != null) {
+                rankStated.add(t);
+            }
         }
     }
 

@@ -51,13 +51,21 @@ public final class EvidenceLoader {
             files = RunInputs.of(runDir);
         } else {
             FileOptionsCheck.check(opts);
-            files = RunInputs.of(req.inputs(), opts);
+            files = RunInputs.of(RunInputs.expand(req.inputs()), opts);
         }
         Layout layout = Deployment.layout(runDir, opts, req.serverPids());
         RunInputs.refuseRepeated(files, runDir);
         CheckpointLoader checkpoints = Deployment.checkpointLoader(runDir, opts, layout);
         EvidenceFiles read = new EvidenceFiles(layout, Deployment.pipeline(runDir, opts), checkpoints, warn);
+        read.skipUnusable = runDir == null;
         files.forEach(read::read);
+        if (!read.skipped.isEmpty()) {
+            if (read.infos.isEmpty() && read.msprofItems.isEmpty()) {
+                throw new BadInputException(String.join(System.lineSeparator() + "hbm-ledger: ", read.skipped)
+                        + NOTHING_WRITTEN);
+            }
+            read.skipped.forEach(w -> warn.accept("skipped " + w));
+        }
         if (runDir == null && opts.tp() == null && opts.dp() == null && opts.pp() == null && opts.devices() == null) {
             Optional<Layout> stated = LogDeployment.of(read.tagged, layout.serverPids(), layout.model());
             if (stated.isPresent()) {
@@ -82,8 +90,11 @@ public final class EvidenceLoader {
             }
         }
         refuseWithoutMsprofRows(read, msprof);
+        List<String> notes = new ArrayList<>();
+        read.skipped.forEach(w -> notes.add("skipped " + w));
+        notes.addAll(read.assumed);
         return new LoadedRun(new EvidenceSet(read.tagged, read.infos, layout, checkpoint, msprof,
-                Deployment.startFailure(runDir)), runDir);
+                Deployment.startFailure(runDir)), runDir, notes);
     }
 
     private static void refuseWithoutFigures(EvidenceFiles read) throws BadInputException {

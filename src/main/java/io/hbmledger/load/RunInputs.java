@@ -23,7 +23,42 @@ final class RunInputs {
     /** True when the inputs are one run directory (or its run.json) rather than evidence files. */
     static boolean isRunDirectory(List<Path> inputs) throws IOException {
         return inputs.size() == 1 && (Files.isDirectory(inputs.get(0)) && !MsprofFormats.isExportDir(inputs.get(0))
+                && Files.exists(inputs.get(0).resolve(RunManifest.FILE_NAME))
                 || inputs.get(0).getFileName().toString().equals(RunManifest.FILE_NAME));
+    }
+
+    /**
+     * A directory without run.json stands for the evidence files in it (what people attach to
+     * an issue): every regular file below it, in name order; msprof exports stay whole; the
+     * reports hbm-ledger writes and hidden files are left out.
+     */
+    static List<Path> expand(List<Path> inputs) throws IOException, BadInputException {
+        List<Path> out = new ArrayList<>();
+        for (Path p : inputs) {
+            if (!Files.isDirectory(p) || MsprofFormats.isExportDir(p)) {
+                out.add(p);
+                continue;
+            }
+            List<Path> found = new ArrayList<>();
+            try (var walk = Files.walk(p, 4)) {
+                for (Path f : walk.sorted().toList()) {
+                    String name = f.getFileName().toString();
+                    if (f.equals(p) || name.startsWith(".") || name.startsWith("report.")) {
+                        continue;
+                    }
+                    if (Files.isDirectory(f) && MsprofFormats.isExportDir(f) && found.stream().noneMatch(f::startsWith)) {
+                        found.add(f);
+                    } else if (Files.isRegularFile(f) && found.stream().noneMatch(f::startsWith)) {
+                        found.add(f);
+                    }
+                }
+            }
+            if (found.isEmpty()) {
+                throw new BadInputException(p + ": an empty directory without run.json; give evidence files or a run directory");
+            }
+            out.addAll(found);
+        }
+        return out;
     }
 
     /** run.json's evidence entries; each must be a regular file or an msprof export directory. */

@@ -56,7 +56,8 @@ public final class RunFactsBuilder {
     public static RunFacts build(EvidenceSet ev, Ledger ledger, List<Figure> peerUtilizations) {
         RunFacts.Accelerator acc = accelerator(ev);
         List<ServerFacts> servers = servers(ev, ledger);
-        List<Figure> peers = new ArrayList<>(peerUtilizations);
+        // --utilizations wins; else the settings a person states in a paste's prose
+        List<Figure> peers = new ArrayList<>(peerUtilizations.isEmpty() ? stated(ev) : peerUtilizations);
         for (ServerFacts s : servers) {
             if (s.has(Fact.UTILIZATION) && (s.rank() == null || s.rank() == 0)) {
                 double own = s.fact(Fact.UTILIZATION).value();
@@ -64,6 +65,17 @@ public final class RunFactsBuilder {
             }
         }
         return new RunFacts(servers, devices(ev, ledger, acc), peers, acc);
+    }
+
+    private static List<Figure> stated(EvidenceSet ev) {
+        List<Figure> out = new ArrayList<>();
+        for (TaggedObservation t : ev.observations()) {
+            if (t.format() == EvidenceFormat.USER_STATEMENT && t.quantity() == Quantity.MEMORY_UTILIZATION) {
+                out.add(Figure.value("utilization", t.o().value(), Confidence.REPORTED,
+                        "stated by the user", List.of(t.source())));
+            }
+        }
+        return out;
     }
 
     private static List<ServerFacts> servers(EvidenceSet ev, Ledger ledger) {

@@ -21,10 +21,30 @@ final class StartRefusedRule {
         List<Finding> out = new ArrayList<>();
         for (ServerFacts s : run.servers()) {
             if (s.refusal() != null && s.has(Fact.FREE_AT_START, Fact.TOTAL_SEEN)) {
-                requested(s).ifPresent(asked -> out.add(refused(s, asked, run.accelerator())));
+                requested(s).ifPresent(asked -> out.add(withCapacity(refused(s, asked, run.accelerator()), s, run)));
             }
         }
         return out;
+    }
+
+    /**
+     * The device's own capacity beside the total the engine saw: the gap is memory the runtime
+     * never offers to torch (vllm-ascend #8621: 64.00 GiB on npu-smi, 60.96 GiB in the log).
+     */
+    private static Finding withCapacity(Finding f, ServerFacts s, RunFacts run) {
+        for (DeviceFacts d : run.devices()) {
+            if (s.devices().contains(d.device()) && d.capacity() != null && d.capacity().known()) {
+                Figure gap = Arith.minus("outside_torch_view", d.capacity().named("capacity"),
+                        s.fact(Fact.TOTAL_SEEN).named("total_seen"));
+                List<Figure> figures = new ArrayList<>(f.figures());
+                figures.add(d.capacity().named("capacity"));
+                figures.add(gap);
+                String text = f.text() + " The device has " + gib(d.capacity()) + "; the " + gib(gap)
+                        + " between that and the engine's total is never offered to torch.";
+                return new Finding(f.kind(), f.severity(), f.devices(), f.instance(), text, figures, f.advice());
+            }
+        }
+        return f;
     }
 
     /** As the engine printed it, or utilization x total when it printed only those. */

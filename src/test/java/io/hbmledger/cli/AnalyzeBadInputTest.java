@@ -61,7 +61,8 @@ class AnalyzeBadInputTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("the run names no evidence files");
         Path bare = Files.createDirectories(tmp.resolve("bare"));
-        assertThat(CliRun.of("analyze", bare.toString()).err()).contains("no run.json");
+        // a directory without run.json stands for the evidence files in it: none here
+        assertThat(CliRun.of("analyze", bare.toString()).err()).contains("an empty directory without run.json");
     }
 
     @Test

@@ -66,10 +66,14 @@ class EvidenceCasesTest {
         assertThat(obs(log, "total_memory", null).path("bytes").asLong()).isEqualTo(Math.round(60.96 * (1L << 30)));
         assertThat(obs(log, "instance_budget", null).path("bytes").asLong()).isEqualTo(Math.round(54.86 * (1L << 30)));
         assertThat(obs(log, "memory_utilization", null).path("value").asDouble()).isEqualTo(0.9);
-        // the user's own words: one line of prose, accepted and skipped
+        // the user's own words: one line of prose naming --gpu-memory-utilization, whose four
+        // settings (0.2, 0.45, 0.70, 0.9 in start order) are read as stated, not the model's "0.6B"
         JsonNode prose = out.path("files").get(2);
         assertThat(prose.path("format").asText()).isEqualTo("pasted-text");
-        assertThat(prose.path("parts").get(0).path("format").asText()).isEqualTo("prose");
+        assertThat(prose.path("parts").get(0).path("format").asText()).isEqualTo("user-statement");
+        List<Double> stated = new java.util.ArrayList<>();
+        prose.path("observations").forEach(o -> stated.add(o.path("value").asDouble()));
+        assertThat(stated).containsExactly(0.2, 0.45, 0.70, 0.9);
     }
 
     @Test

@@ -89,7 +89,10 @@ public final class PasteReader implements EvidenceReader {
         List<EvidencePart> parts = new ArrayList<>();
         for (PasteSegment s : PasteSegmenter.split(lines)) {
             if (s.kind() == PasteLine.PROSE) {
-                parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
+                List<Observation> stated = UtilizationStatement.read(lines, s.first(), s.last());
+                parts.add(stated.isEmpty()
+                        ? new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of())
+                        : new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
                 continue;
             }
             Optional<EvidencePart> whole = dispatch(lines, s, displayPath);

@@ -1,0 +1,126 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hbmledger.testing.Cases;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10's measure: {@code analyze} on each shared case's own evidence (every file but
+ * case.md, no flag the user's text does not give) says what the worked answer in case.md says.
+ * Every expected figure is the case's, worked out there from the user's lines.
+ */
+class SharedCasesAnalyzeTest {
+
+    private static final double GIB = 1L << 30;
+    private static final long MIB = 1L << 20;
+
+    private static JsonNode analyze(String caseName, String... files) throws Exception {
+        List<String> args = new ArrayList<>(List.of("analyze", "--no-write", "--format", "json"));
+        for (String f : files) {
+            args.add(Cases.file(caseName, f).toString());
+        }
+        CliRun r = CliRun.of(args.toArray(String[]::new));
+        assertThat(r.exit()).as(r.err()).isZero();
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    private static List<JsonNode> findings(JsonNode report, String kind) {
+        List<JsonNode> out = new ArrayList<>();
+        report.get("findings").forEach(f -> {
+            if (f.get("kind").asText().equals(kind)) {
+                out.add(f);
+            }
+        });
+        return out;
+    }
+
+    private static JsonNode figure(JsonNode finding, String name) {
+        for (JsonNode f : finding.get("figures")) {
+            if (f.get("name").asText().equals(name)) {
+                return f;
+            }
+        }
+        throw new AssertionError("no figure " + name + " in " + finding);
+    }
+
+    private static double gib(JsonNode finding, String name) {
+        return figure(finding, name).get("bytes").asLong() / GIB;
+    }
+
+    @Test
+    void fourInstancesOnOne910b2() throws Exception {
+        String c = "ascend-8621-four-instances-one-910b2";
+        JsonNode r = analyze(c, "description-excerpt.md", "engine-error-4th-instance.log", "npu-smi.txt");
+        assertThat(r.get("status").asText()).isEqualTo("failed");
+        JsonNode refused = findings(r, "start_refused").get(0);
+        assertThat(gib(refused, "total_seen")).isCloseTo(60.96, within(0.005));
+        assertThat(gib(refused, "free_at_start")).isCloseTo(27.18, within(0.005));
+        assertThat(gib(refused, "held_by_others")).isCloseTo(33.78, within(0.005)); // 60.96 - 27.18
+        assertThat(gib(refused, "requested")).isCloseTo(54.86, within(0.005));      // 0.9 x 60.96
+        assertThat(gib(refused, "shortfall")).isCloseTo(27.68, within(0.005));      // 54.86 - 27.18
+        assertThat(gib(refused, "outside_torch_view")).isCloseTo(3.04, within(0.005)); // 64.00 - 60.96
+        JsonNode shares = findings(r, "over_subscribed").get(0);
+        // the user's prose: 0.2, 0.45, 0.70, 0.9 -> 2.25 x 60.96 = 137.2 GiB on a 60.96 GiB device
+        assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25);
+        assertThat(gib(shares, "asked_together")).isCloseTo(137.16, within(0.01));
+        assertThat(gib(shares, "equal_share_bytes")).isCloseTo(13.41, within(0.01)); // 0.22 x 60.96
+        assertThat(gib(shares, "in_use_before_instance_3_at_most")).isCloseTo(18.29, within(0.005)); // 60.96 - 42.67
+        assertThat(gib(shares, "nominal_budget_of_instances_1_to_2")).isCloseTo(39.62, within(0.005)); // 12.19 + 27.43
+        // after the check was disabled: NPU 0 59872 / 65536 MiB -> 5664 MiB (5.53 GiB) free
+        JsonNode npu0 = findings(r, "headroom").stream().filter(f -> f.get("devices").get(0).asText()
+                .equals("npu:0/chip:0")).findFirst().orElseThrow();
+        assertThat(figure(npu0, "used").get("bytes").asLong()).isEqualTo(59872 * MIB);
+        assertThat(figure(npu0, "free").get("bytes").asLong()).isEqualTo(5664 * MIB);
+    }
+
+    @Test
+    void a910b4SharedWithAnEmbeddingService() throws Exception {
+        String c = "ascend-8809-910b4-32gb-vllm-plus-embedding-service";
+        JsonNode r = analyze(c, "npu-smi.txt", "resolution-comment-excerpt.md");
+        List<JsonNode> headroom = findings(r, "headroom");
+        // NPU 0: 32768 - 28220 = 4548 MiB (4.44 GiB); NPU 1: 32768 - 28045 = 4723 MiB (4.61 GiB)
+        assertThat(headroom).extracting(f -> figure(f, "free").get("bytes").asLong())
+                .containsExactly(4548 * MIB, 4723 * MIB);
+        JsonNode npu0 = headroom.get(0);
+        // 28220 - 3197 .. 28220 - 2787 MiB held by the server (estimated from other 910B4 hosts)
+        assertThat(figure(npu0, "server_share_estimate_low").get("bytes").asLong()).isEqualTo(25_023 * MIB);
+        assertThat(figure(npu0, "server_share_estimate_high").get("bytes").asLong()).isEqualTo(25_433 * MIB);
+        assertThat(figure(npu0, "utilization_estimate").get("confidence").asText()).isEqualTo("estimated");
+        assertThat(npu0.get("text").asText()).contains("4.44 GiB free");
+    }
+
+    @Test
+    void rtx4060NegativeKv() throws Exception {
+        JsonNode r = analyze("vllm-13882-rtx4060-8gb-negative-kv", "startup.log");
+        assertThat(r.get("status").asText()).isEqualTo("failed");
+        JsonNode kv = findings(r, "kv_negative").get(0);
+        assertThat(gib(kv, "budget")).isCloseTo(5.60, within(0.005));            // 8.00 x 0.70
+        assertThat(gib(kv, "needed_before_kv")).isCloseTo(6.65, within(0.005));   // 5.20 + 0.03 + 1.42
+        assertThat(gib(kv, "kv_cache")).isCloseTo(-1.05, within(0.005));
+        assertThat(figure(kv, "gpu_blocks").get("value").asDouble()).isZero();
+        JsonNode fits = findings(r, "what_fits").get(0);
+        // 2 x 28 x 4 x 128 x 2 B = 57,344 B/token x 4096 = 234,881,024 B (0.22 GiB)
+        assertThat(figure(fits, "kv_for_one_request").get("bytes").asLong()).isEqualTo(234_881_024L);
+        // (6.65 + 0.22) / 8.00 = 0.859 -> 0.86
+        assertThat(figure(fits, "smallest_utilization").get("value").asDouble()).isEqualTo(0.86);
+    }
+
+    @Test
+    void failOnFailedExitsThree() throws Exception {
+        CliRun r = CliRun.of("analyze", "--no-write", "--fail-on", "failed",
+                Cases.file("vllm-13882-rtx4060-8gb-negative-kv", "startup.log").toString());
+        assertThat(r.exit()).isEqualTo(3);
+        CliRun ok = CliRun.of("analyze", "--no-write", "--fail-on", "failed",
+                Cases.file("ascend-8809-910b4-32gb-vllm-plus-embedding-service", "npu-smi.txt").toString());
+        assertThat(ok.exit()).isZero();
+        CliRun incomplete = CliRun.of("analyze", "--no-write", "--fail-on", "incomplete",
+                Cases.file("ascend-8809-910b4-32gb-vllm-plus-embedding-service", "npu-smi.txt").toString());
+        assertThat(incomplete.exit()).isEqualTo(3);
+    }
+}
