@@ -51,6 +51,20 @@ public final class SshHost implements Host {
             "alive && kill -KILL -\"$pg\" 2>/dev/null",
             "exit 0");
 
+    // Every remote command runs in its own session (setsid -w waits and passes the exit status on)
+    // under this wrapper. Its stdin is the SSH channel, never closed by us while the command runs: a
+    // watcher reads it, and its EOF means the connection is gone (the collector died, even by SIGKILL),
+    // so the watcher kills timeout's group (timeout makes one) and its own. At a normal end the wrapper
+    // ignores TERM and sends it to its own group, so the watcher goes with the command.
+    static final String RUN_SCRIPT = String.join("\n",
+            "exec 3<&0",
+            "\"$@\" 3<&- </dev/null & c=$!",
+            "{ cat <&3 >/dev/null 2>&1; kill -KILL -\"$c\" 0 2>/dev/null; } >/dev/null 2>&1 &",
+            "exec 3<&-",
+            "wait \"$c\"; rc=$?",
+            "trap '' TERM; kill -TERM 0 2>/dev/null",
+            "exit $rc");
+
     private final Session session;
     private final String name;
     private final Map<String, String> env;
@@ -129,7 +143,7 @@ public final class SshHost implements Host {
 
     @Override
     public CommandResult run(List<String> argv, Map<String, String> extraEnv, Duration timeout) throws IOException {
-        List<String> timed = new ArrayList<>();
+        List<String> timed = new ArrayList<>(List.of("setsid", "-w", "sh", "-c", RUN_SCRIPT, "hbm-ledger-run"));
         long secs = Math.max(1, (timeout.toMillis() + 999) / 1000);
         timed.add("timeout");
         timed.add("-k");

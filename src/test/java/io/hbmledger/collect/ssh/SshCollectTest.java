@@ -155,6 +155,81 @@ class SshCollectTest {
         }
     }
 
+    /**
+     * issue 14: only the server group was guarded; a SIGKILL while a remote npu-smi or
+     * {@code msprof --export} ran left it running on the remote host. Now each remote command runs
+     * under a wrapper whose stdin is the SSH channel: the connection's end kills its group.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "SIGKILL during {0}")
+    @org.junit.jupiter.params.provider.CsvSource({"preflight,FAKE_NPU_SMI_SLEEP=30", "export,FAKE_MSPROF_EXPORT_HANG=1"})
+    void aKilledCollectorLeavesNoRemoteCommand(String phase, String knob) throws Exception {
+        Path run = tmp.resolve("run");
+        String marker = "FAKE_NPU_STATE=" + tmp.resolve("npu");
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hbmledger.cli.Main", "collect",
+                "--host", sshd.target(), "--identity", sshd.userKey.toString(), "--known-hosts", sshd.knownHosts.toString(),
+                "--remote-state-dir", tmp.resolve("remote-state").toString(),
+                "--remote-env", "PATH=" + BIN + ":/usr/local/bin:/usr/bin:/bin", "--remote-env", marker, "--remote-env", knob,
+                "--state-dir", tmp.resolve("state").toString(), "--out", run.toString(), "--devices", "0",
+                "--baseline-samples", "1", "--ready-samples", "1", "--after-samples", "1", "--requests", "1",
+                "--output-tokens", "2", "--stop-timeout", "5", "--export-timeout", "300",
+                "--", "vllm", "serve", "m", "--port", Integer.toString(freePort())));
+        Process collector = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("collect.out").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline && !phase.equals(phaseOf(run))) {
+                assertThat(collector.isAlive()).as(Files.readString(tmp.resolve("collect.out"))).isTrue();
+                Thread.sleep(100);
+            }
+            Thread.sleep(1500);
+            assertThat(marked(marker)).as("the remote command runs before the kill").isNotEmpty();
+            new ProcessBuilder("kill", "-KILL", Long.toString(collector.pid())).start().waitFor();
+            assertThat(collector.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            long gone = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
+            while (!marked(marker).isEmpty() && System.nanoTime() < gone) {
+                Thread.sleep(200);
+            }
+            assertThat(marked(marker)).as("remote processes left after the collector died").isEmpty();
+        } finally {
+            collector.destroyForcibly();
+        }
+    }
+
+    static String phaseOf(Path run) {
+        try {
+            return new ObjectMapper().readTree(run.resolve("run.json").toFile()).path("phase").asText();
+        } catch (java.io.IOException notYet) {
+            return null;
+        }
+    }
+
+    static int freePort() throws java.io.IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Live processes whose environment holds {@code marker} (every remote command of the test gets it). */
+    static List<String> marked(String marker) throws java.io.IOException {
+        List<String> out = new java.util.ArrayList<>();
+        byte[] m = (marker + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.util.stream.Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path d : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String stat = Files.readString(d.resolve("stat"));
+                    if (!stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z")
+                            && new String(Files.readAllBytes(d.resolve("environ")), java.nio.charset.StandardCharsets.ISO_8859_1)
+                                    .contains(new String(m, java.nio.charset.StandardCharsets.ISO_8859_1))) {
+                        out.add(d.getFileName() + " " + new String(Files.readAllBytes(d.resolve("cmdline"))).replace('\0', ' '));
+                    }
+                } catch (java.io.IOException | RuntimeException gone) {
+                    // ended while we looked
+                }
+            }
+        }
+        return out;
+    }
+
     @Test
     void anUnknownHostKeyIsRefused() throws Exception {
         Path otherKnownHosts = tmp.resolve("other_known_hosts");
