@@ -105,6 +105,38 @@ class SshCollectTest {
         assertThat(rec.state()).isEqualTo("stopped");
         assertThat(rec.host()).isEqualTo(sshd.target());
         assertThat(new LocalHost().groupMembers(rec.pgid())).isEmpty();
+        // issue 14: the runtime directory is removed on the remote host once its copy is verified
+        assertThat(Path.of(rec.runtimeDir())).doesNotExist();
+        assertThat(out.toString() + m.incompleteReasons()).doesNotContain("could not remove");
+    }
+
+    /**
+     * issue 14: the copy ran at ~40 KB/s (a 32 KB pipe polled every 10 ms) under a fixed 30-minute
+     * limit. Now one tar stream straight into the local tar, verified file by file; 64 MiB of
+     * random bytes (no compression helps) in several files, nested, arrive byte for byte, and the
+     * remote directory stays when asked to.
+     */
+    @Test
+    void aLargeRuntimeDirectoryArrivesWholeAndIsKeptWhenAsked() throws Exception {
+        Path remote = Files.createDirectories(tmp.resolve("remote-runtime/msprof/PROF_1/device_0/data"));
+        java.util.Random random = new java.util.Random(14);
+        byte[] chunk = new byte[16 << 20];
+        for (int i = 0; i < 4; i++) {
+            random.nextBytes(chunk);
+            Files.write(remote.resolve("hbm.data.slice_" + i), chunk);
+        }
+        Files.writeString(tmp.resolve("remote-runtime/server.log"), "log line\n");
+        Path local = tmp.resolve("copy");
+        try (SshHost h = SshHost.connect(sshd.target(), sshd.userKey, sshd.knownHosts, Map.of(), Duration.ofSeconds(20), true)) {
+            h.fetchDirectory(tmp.resolve("remote-runtime").toString(), local, Duration.ofSeconds(30));
+            assertThat(h.discardCopied(tmp.resolve("remote-runtime").toString())).isEmpty();
+        }
+        for (int i = 0; i < 4; i++) {
+            Path f = Path.of("msprof/PROF_1/device_0/data/hbm.data.slice_" + i);
+            assertThat(Files.mismatch(tmp.resolve("remote-runtime").resolve(f), local.resolve(f))).isEqualTo(-1L);
+        }
+        assertThat(local.resolve("server.log")).hasContent("log line");
+        assertThat(tmp.resolve("remote-runtime")).isDirectory();
     }
 
     @Test
