@@ -213,8 +213,12 @@ class SshCollectTest {
                 assertThat(collector.isAlive()).as(Files.readString(tmp.resolve("collect.out"))).isTrue();
                 Thread.sleep(100);
             }
-            Thread.sleep(1500);
-            assertThat(marked(marker)).as("the remote command runs before the kill").isNotEmpty();
+            // the hung fake (npu-smi or msprof --export) is sleeping on the remote side
+            long hung = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (marked(marker).stream().noneMatch(p -> p.contains(" sleep ")) && System.nanoTime() < hung) {
+                Thread.sleep(100);
+            }
+            assertThat(marked(marker)).as("the remote command runs before the kill").anyMatch(p -> p.contains(" sleep "));
             new ProcessBuilder("kill", "-KILL", Long.toString(collector.pid())).start().waitFor();
             assertThat(collector.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             long gone = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
