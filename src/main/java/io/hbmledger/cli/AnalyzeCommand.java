@@ -130,6 +130,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             return run(err);
         } catch (BadInputException | EvidenceException e) {
             err.println("hbm-ledger: " + e.getMessage());
+            for (Path in : inputs) {
+                if (java.nio.file.Files.isDirectory(in)) {
+                    ReportFile.setAside(in, !noWrite).ifPresent(m -> err.println("hbm-ledger: " + m));
+                }
+            }
             err.flush();
             return Main.EXIT_BAD_INPUT;
         }

@@ -128,6 +128,12 @@ public final class CollectCommand implements Callable<Integer> {
     String remoteStateDir;
     @Option(names = "--remote-env", paramLabel = "NAME=VALUE", description = "environment for every remote command, e.g. PATH=/usr/local/Ascend/...:/usr/bin:/bin")
     Map<String, String> remoteEnv = new LinkedHashMap<>();
+    @Option(names = "--keep-remote", description = "with --host: keep the runtime directory on the remote host after its copy"
+            + " (by default it is removed once the copy is verified: msprof output is GBs)")
+    boolean keepRemote;
+    @Option(names = "--copy-stall-timeout", paramLabel = "SECONDS", defaultValue = "120",
+            description = "the runtime directory copy fails when no byte arrives for this long; its size does not matter (default ${DEFAULT-VALUE})")
+    double copyStallTimeout;
     @Parameters(arity = "0..*", paramLabel = "COMMAND", description = "the serving command, after -- (standalone only)")
     List<String> command = List.of();
 
@@ -289,6 +295,7 @@ public final class CollectCommand implements Callable<Integer> {
         positive.put("--ready-timeout", readyTimeout);
         positive.put("--export-timeout", exportTimeout);
         positive.put("--stop-timeout", stopTimeout);
+        positive.put("--copy-stall-timeout", copyStallTimeout);
         positive.forEach((name, v) -> {
             if (!(v > 0) || v.isInfinite()) {
                 throw new ArgumentException(name + " " + v + ": expected a number of seconds > 0, e.g. " + name + " 2");
@@ -310,7 +317,7 @@ public final class CollectCommand implements Callable<Integer> {
         Path home = Path.of(System.getProperty("user.home"));
         Path id = identity != null ? identity : home.resolve(".ssh/id_ed25519");
         Path kh = knownHosts != null ? knownHosts : home.resolve(".ssh/known_hosts");
-        return SshHost.connect(sshTarget, id, kh, remoteEnv, Duration.ofSeconds(30));
+        return SshHost.connect(sshTarget, id, kh, remoteEnv, Duration.ofSeconds(30), keepRemote);
     }
 
     private String runtimeRoot(Host host, ExecutionStore store) throws IOException {
@@ -376,7 +383,7 @@ public final class CollectCommand implements Callable<Integer> {
         Duration stop = ExecCommand.seconds(stopTimeout);
         return new CollectSettings(baselineSamples, readySamples, afterSamples, ExecCommand.seconds(sampleInterval),
                 ExecCommand.seconds(loadInterval), ExecCommand.seconds(npuSmiTimeout), ExecCommand.seconds(readyTimeout),
-                ExecCommand.seconds(exportTimeout), Duration.ofMinutes(30), noMsprof || !kind.profiles() ? null : msprofHz,
+                ExecCommand.seconds(exportTimeout), ExecCommand.seconds(copyStallTimeout), noMsprof || !kind.profiles() ? null : msprofHz,
                 new Executions.StopTimeouts(stop, stop.dividedBy(2).plusSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)),
                 new Workload.Spec(api, requests, concurrency, inputTokens, outputTokens, ExecCommand.seconds(idleTimeout),
                         ExecCommand.seconds(loadTimeout)),

@@ -27,7 +27,8 @@ import picocli.CommandLine.Model.CommandSpec;
                 + " lines in the prose go to the reader that knows them, each value citing its line in the paste, and the"
                 + " output lists which lines were read as what."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every file was read", "2:a file was unreadable, empty or of unknown format (the others are still printed)"})
+        exitCodeList = {"0:every file was read", "2:a file was unreadable, empty or of unknown format (named on stderr; nothing is printed on stdout,"
+            + " so that a script never takes a partial listing for the whole)"})
 public final class EvidenceCommand implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "evidence files; - reads standard input;"
@@ -45,6 +46,10 @@ public final class EvidenceCommand implements Callable<Integer> {
         EvidenceListing listing = EvidenceListing.read(files);
         PrintWriter err = spec.commandLine().getErr();
         listing.problems().forEach(p -> err.println("hbm-ledger: " + p));
+        if (!listing.allUsable()) {
+            err.flush();
+            return Main.EXIT_BAD_INPUT;
+        }
         // Render fully before printing, so a failure never leaves half a document on stdout.
         StringWriter buf = new StringWriter();
         if (format == OutputFormat.json) {
@@ -56,7 +61,7 @@ public final class EvidenceCommand implements Callable<Integer> {
         out.print(buf);
         out.flush();
         err.flush();
-        return listing.allUsable() ? 0 : Main.EXIT_BAD_INPUT;
+        return 0;
     }
 
 }

@@ -56,6 +56,9 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        // before picocli takes System.out / System.err: every verb's terminal output goes through it
+        System.setOut(new java.io.PrintStream(new TerminalSafeOutput(System.out), true, Charset.defaultCharset()));
+        System.setErr(new java.io.PrintStream(new TerminalSafeOutput(System.err), true, Charset.defaultCharset()));
         System.exit(newCommandLine(args).execute(args));
     }
 

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param npuSmiTimeout    longest wait for one npu-smi run
  * @param readyTimeout     longest wait for /health and /v1/models
  * @param exportTimeout    longest wait for msprof --export
- * @param copyTimeout      longest wait for the runtime directory transfer
+ * @param copyTimeout      longest silence of the runtime directory transfer (no byte for that long fails it)
  * @param msprofHz         msprof --sys-hardware-mem-freq, or null to run without msprof
  * @param stop             the stop ladder's waits
  * @param workload         the load
@@ -26,7 +26,7 @@ public record CollectSettings(int baselineSamples, int readySamples, int afterSa
 
     public static CollectSettings defaults() {
         return new CollectSettings(3, 3, 3, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(30),
-                Duration.ofMinutes(30), Duration.ofMinutes(10), Duration.ofMinutes(10), 50,
+                Duration.ofMinutes(30), Duration.ofMinutes(10), Duration.ofMinutes(2), 50,
                 Executions.StopTimeouts.defaults(), Workload.Spec.defaults(), null);
     }
 }

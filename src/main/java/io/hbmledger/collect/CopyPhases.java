@@ -57,6 +57,8 @@ final class CopyPhases {
         }
         journal.save();
         c.done("copy");
+        // only here, with the execution stopped and the copy recorded done: never under attach
+        c.host.discardCopied(execution.runtimeDir()).ifPresent(c.out::println);
     }
 
     /**

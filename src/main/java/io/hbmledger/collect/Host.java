@@ -62,8 +62,23 @@ public interface Host extends AutoCloseable {
     /** The first {@code n} bytes of {@code file} (fewer when it is shorter). */
     byte[] head(String file, long n) throws IOException;
 
-    /** Copies the directory {@code dir} into {@code localTarget} (created), in one transfer. */
-    void fetchDirectory(String dir, Path localTarget, Duration timeout) throws IOException;
+    /**
+     * Copies the directory {@code dir} into {@code localTarget} (created), in one transfer, and
+     * checks that every file arrived whole.
+     *
+     * @param stall the copy fails when no data arrives for this long (its size does not matter)
+     */
+    void fetchDirectory(String dir, Path localTarget, Duration stall) throws IOException;
+
+    /**
+     * Frees the host of runtime directory {@code dir} once its copy is verified and in the run.
+     *
+     * @return what was done, for the collector's log; empty when nothing was (this machine keeps
+     *     runtime directories in the state directory, where {@code exec logs} reads them)
+     */
+    default java.util.Optional<String> discardCopied(String dir) throws IOException {
+        return java.util.Optional.empty();
+    }
 
     /** Host and port on this machine that reach TCP port {@code port} on the serving host. */
     java.net.InetSocketAddress reach(int port) throws IOException;

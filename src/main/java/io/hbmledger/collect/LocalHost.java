@@ -37,6 +37,19 @@ public final class LocalHost implements Host {
             "alive && kill -KILL -\"$pg\" 2>/dev/null",
             "exit 0");
 
+    // Every command of run() (npu-smi, msprof --export, tail) starts in its own process group under this
+    // wrapper: a watcher beside it kills the whole group once the collector's JVM is gone, even by
+    // SIGKILL, when no Java code runs any more. Java has no prctl(PR_SET_PDEATHSIG), hence the poll.
+    // At the end the wrapper ignores TERM and sends it to its own group: the watcher and whatever the
+    // command left in the group go too. Arguments arrive as $1.., never spliced in.
+    static final String RUN_SCRIPT = String.join("\n",
+            "jvm=$1; shift",
+            "\"$@\" & c=$!",
+            "{ while kill -0 \"$jvm\" 2>/dev/null; do sleep 0.5; done; kill -KILL 0; } </dev/null >/dev/null 2>&1 &",
+            "wait \"$c\"; rc=$?",
+            "trap '' TERM; kill -TERM 0 2>/dev/null",
+            "exit $rc");
+
     private final Map<String, String> env;
     // commands of run() in flight, killed by close(): an interrupted collector leaves no npu-smi or msprof behind
     private final Set<Process> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -94,7 +107,10 @@ public final class LocalHost implements Host {
         Path out = Files.createTempFile("hbm-ledger-cmd", ".out");
         Path err = Files.createTempFile("hbm-ledger-cmd", ".err");
         try {
-            ProcessBuilder pb = new ProcessBuilder(resolved(argv));
+            List<String> cmd = new ArrayList<>(List.of("setsid", "sh", "-c", RUN_SCRIPT, "hbm-ledger-run",
+                    Long.toString(ProcessHandle.current().pid())));
+            cmd.addAll(resolved(argv));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.environment().putAll(this.env);
             pb.environment().putAll(env);
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -123,7 +139,16 @@ public final class LocalHost implements Host {
         }
     }
 
+    /** Kills the group {@code p} leads (setsid made it a leader), then whatever descends from it elsewhere. */
     private static void killTree(Process p) {
+        try {
+            new ProcessBuilder("sh", "-c", "kill -KILL -\"$1\"", "sh", Long.toString(p.pid())).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // no shell: the descendants below are still killed one by one
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         p.descendants().forEach(ProcessHandle::destroyForcibly);
         p.destroyForcibly();
         try {

@@ -38,4 +38,35 @@ public final class ReportFile {
                     + " to skip writing it use --no-write; or copy the run directory to a place you may write to.");
         }
     }
+
+    /** Where {@link #setAside} puts a report that no longer matches its run. */
+    public static final String STALE = "report.json.stale";
+
+    /**
+     * After an analysis of {@code runDir} was refused: its report.json, if any, is from an earlier
+     * analysis of input that is now refused, so a CI job must not read it as this run's answer.
+     * Renamed (not deleted: it may be the only copy of an earlier answer) to report.json.stale,
+     * replacing an older one.
+     *
+     * @param write false under --no-write: nothing is changed, and the message says so
+     * @return one sentence for stderr saying what became of it, or empty when there was none
+     */
+    public static Optional<String> setAside(Path runDir, boolean write) {
+        Path report = runDir.resolve(NAME);
+        if (!Files.isRegularFile(report)) {
+            return Optional.empty();
+        }
+        if (!write) {
+            return Optional.of(report + " is from an earlier analysis and does not describe this run as it is now;"
+                    + " left as it was (--no-write)");
+        }
+        try {
+            Files.move(report, runDir.resolve(STALE), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return Optional.of("the earlier " + report + " was renamed to " + STALE + ": it does not describe this run as it is now");
+        } catch (IOException e) {
+            return Optional.of(report + " is from an earlier analysis and could not be renamed ("
+                    + FileProblem.describe(e) + "); do not read it as this run's report");
+        }
+    }
 }

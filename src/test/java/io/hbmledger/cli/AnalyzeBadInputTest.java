@@ -32,7 +32,7 @@ class AnalyzeBadInputTest {
     }
 
     @Test
-    void emptyAndBinaryFilesNameFileAndLineAndLeaveTheOldReportAlone() throws Exception {
+    void emptyAndBinaryFilesNameFileAndLineAndSetTheOldReportAside() throws Exception {
         Path dir = run("    {\"file\": \"empty.txt\", \"moment\": \"ready\"},\n    {\"file\": \"blob.bin\"}");
         Files.writeString(dir.resolve("empty.txt"), "");
         Files.write(dir.resolve("blob.bin"), new byte[] {0, 1, 2, 3, (byte) 0xff, 0});
@@ -42,7 +42,10 @@ class AnalyzeBadInputTest {
         assertThat(r.err()).contains("empty.txt: line 1: the file is empty")
                 .contains("blob.bin: line 1: format not recognised: binary content (NUL or control bytes on its only line)")
                 .contains("no ledger written");
-        assertThat(Files.readString(dir.resolve("report.json"))).isEqualTo("previous report");
+        // issue 14: a CI job read the old report.json beside the run.json just refused; it is set aside, and said so
+        assertThat(dir.resolve("report.json")).doesNotExist();
+        assertThat(Files.readString(dir.resolve("report.json.stale"))).isEqualTo("previous report");
+        assertThat(r.err()).contains("was renamed to report.json.stale");
         assertThat(r.out()).isEmpty();
     }
 

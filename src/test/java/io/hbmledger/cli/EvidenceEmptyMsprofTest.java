@@ -38,13 +38,17 @@ class EvidenceEmptyMsprofTest {
     }
 
     @Test
-    void anEmptyFileBesideAGoodOneIsStillExit2AndTheGoodOneIsPrinted() throws Exception {
-        // the same as for any other unusable file: the others are printed, the exit code says one failed
+    void anEmptyFileBesideAGoodOneIsStillExit2AndNothingIsPrintedOnStdout() throws Exception {
+        // the same as for any other unusable file; issue 14: stdout stays empty on exit 2, and the
+        // good file alone says it is usable
         Path empty = Files.writeString(tmp.resolve("npu_module_mem_0.csv"), HEADER);
         Path good = Corpus.file("msprof/msinsight_level1_rank0_npu_module_mem.csv");
         CliRun r = CliRun.of("evidence", empty.toString(), good.toString());
         assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("npu_module_mem_0.csv").doesNotContain(good.getFileName().toString());
+        CliRun alone = CliRun.of("evidence", good.toString());
         // 77 observations: truth.json notes 77 components, one module_reserved_peak each
-        assertThat(r.out()).contains(good + "  [msprof-csv]  77 observations");
+        assertThat(alone.out()).contains(good + "  [msprof-csv]  77 observations");
     }
 }

@@ -64,7 +64,7 @@ class CollectInterruptTest {
         o.put("--stop-timeout", "3");
         o.put("--export-timeout", "60");
         switch (phase) {
-            case "preflight" -> fake.env.put("FAKE_NPU_SMI_SLEEP", "20");
+            case "preflight" -> fake.env.put("FAKE_NPU_SMI_SLEEP", "90");
             case "baseline" -> o.put("--baseline-samples", "200");
             case "ready" -> fake.env.put("FAKE_START_DELAY", "60");
             case "load" -> {
@@ -89,7 +89,7 @@ class CollectInterruptTest {
 
     @ParameterizedTest(name = "{1} during {0}")
     @CsvSource({"preflight,INT", "baseline,INT", "ready,INT", "load,INT", "after,INT", "stop,INT", "export,INT",
-        "load,TERM", "ready,KILL", "load,KILL"})
+        "load,TERM", "preflight,KILL", "baseline,KILL", "ready,KILL", "load,KILL", "after,KILL", "stop,KILL", "export,KILL"})
     void anInterruptedCollectionLeavesNoProcessAndNamesThePhase(String phase, String signal) throws Exception {
         int port = FakeAscend.freePort();
         Path run = tmp.resolve("run");
@@ -134,7 +134,11 @@ class CollectInterruptTest {
             Thread.sleep(200);
         }
         assertThat(fake.nothingAlive()).as("execution process groups gone").isTrue();
-        assertThat(leftovers()).as("no process mentions the test directory").isEmpty();
+        assertThat(leftovers()).as("no process mentions the test directory or carries its fake state").isEmpty();
+        // no file lost: every evidence entry run.json names is on disk
+        for (JsonNode e : m.path("evidence")) {
+            assertThat(run.resolve(e.path("file").asText())).as(out).isRegularFile();
+        }
         CommandResult smi = fake.host().run(List.of("npu-smi", "info"), Map.of("FAKE_NPU_SMI_SLEEP", "0"), java.time.Duration.ofSeconds(20));
         assertThat(NpuSmiInfoParser.processes(smi.stdoutText())).as("the fake devices were released").isEmpty();
     }
@@ -315,10 +319,15 @@ class CollectInterruptTest {
         throw new AssertionError("phase " + phase + " not reached in 60 s (last phase " + seen + ")");
     }
 
-    /** Processes (other than this JVM) whose command line mentions the test directory. */
+    /**
+     * Processes (other than this JVM) whose command line mentions the test directory or whose
+     * environment carries this test's fake device state (every fake npu-smi, msprof, vllm and their
+     * children, e.g. the {@code sleep 600} of a hung export, which names no path).
+     */
     List<Long> leftovers() throws IOException {
         List<Long> out = new ArrayList<>();
         String needle = tmp.toString();
+        byte[] marker = ("FAKE_NPU_STATE=" + fake.env.get("FAKE_NPU_STATE") + "\0").getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path d : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
@@ -327,7 +336,8 @@ class CollectInterruptTest {
                     long pid = Long.parseLong(d.getFileName().toString());
                     String stat = Files.readString(d.resolve("stat"));
                     boolean zombie = stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
-                    if (pid != self && !zombie && cmdline.contains(needle)) {
+                    boolean marked = cmdline.contains(needle) || contains(Files.readAllBytes(d.resolve("environ")), marker);
+                    if (pid != self && !zombie && marked) {
                         out.add(pid);
                     }
                 } catch (IOException | RuntimeException gone) {
@@ -336,6 +346,19 @@ class CollectInterruptTest {
             }
         }
         return out;
+    }
+
+    static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
 }

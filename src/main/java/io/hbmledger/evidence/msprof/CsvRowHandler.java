@@ -273,13 +273,8 @@ final class CsvRowHandler {
             tally.warn(row, "Size " + Numbers.refused(b, s[c], e[c], v) + "; row ignored");
             return;
         }
-        Tally.OperatorSums sums = tally.operators(device);
-        sums.total += v;
-        sums.count++;
-        sums.lastRow = row;
-        if (tsCol >= 0 && Numbers.blank(b, s[tsCol], e[tsCol])) {
-            sums.unreleased += v;
-        }
+        tally.addOperator(device, v, tsCol >= 0 && Numbers.blank(b, s[tsCol], e[tsCol]), row,
+                Numbers.text(b, s[c], e[c]));
     }
 
     private void staticTotal(byte[] b, int[] s, int[] e, int device, long row) {

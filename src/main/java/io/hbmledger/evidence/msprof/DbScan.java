@@ -29,8 +29,10 @@ import java.util.Set;
  * <p>The file is opened read-only and, unless a non-empty {@code -wal} file sits beside it,
  * as immutable: no lock, no {@code -shm} is created, so exports on read-only media or of a
  * profiler still holding the file open are read as they are. A non-empty WAL holds committed
- * pages not yet in the main file; then the database is opened read-only through SQLite's
- * normal path so the WAL is applied, and if that fails it falls back to immutable with a warning.
+ * pages not yet in the main file, and applying it needs a {@code -shm} file: then the database and
+ * its WAL are copied to a temporary directory and read there, so that reading never adds a file to
+ * the run directory (issue 14: a {@code -shm} appeared even under {@code analyze --no-write}); if
+ * that fails it falls back to immutable with a warning.
  */
 final class DbScan {
 
@@ -56,8 +58,8 @@ final class DbScan {
         try {
             if (walPending) {
                 try {
-                    return scanWith(file, display, instants, tables, "mode=ro", warnings);
-                } catch (SQLException e) {
+                    return scanCopy(file, wal, display, instants, tables, warnings);
+                } catch (SQLException | IOException e) {
                     warnings.add("the -wal file beside the database could not be applied (" + e.getMessage()
                             + "); read the main file only: changes not yet checkpointed are missing");
                 }
@@ -70,6 +72,24 @@ final class DbScan {
             throw new EvidenceException(display, 0, "the SQLite native library could not be loaded (" + e
                     + "); its temporary directory must allow executables: set "
                     + "HBM_LEDGER_JAVA_OPTS=-Dorg.sqlite.tmpdir=DIR with a writable, exec-allowed DIR");
+        }
+    }
+
+    private static Result scanCopy(Path file, Path wal, String display, Instants instants, Set<MsprofTable> tables,
+                                   List<String> warnings) throws SQLException, IOException {
+        Path dir = Files.createTempDirectory("hbm-ledger-db");
+        Path copy = dir.resolve("export.db");
+        try {
+            Files.copy(file, copy);
+            Files.copy(wal, dir.resolve("export.db-wal"));
+            return scanWith(copy, display, instants, tables, "mode=ro", warnings);
+        } finally {
+            try (java.util.stream.Stream<Path> left = Files.list(dir)) {
+                for (Path p : left.toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            Files.deleteIfExists(dir);
         }
     }
 
@@ -292,13 +312,7 @@ final class DbScan {
             boolean unreleased = rs.wasNull();
             Object dev = rs.getObject(4);
             int device = dev instanceof Number d ? d.intValue() : -1;
-            Tally.OperatorSums sums = tally.operators(device);
-            sums.total += bytes;
-            sums.count++;
-            sums.lastRow = row;
-            if (unreleased) {
-                sums.unreleased += bytes;
-            }
+            tally.addOperator(device, bytes, unreleased, row, String.valueOf(size));
         }
     }
 }

@@ -13,6 +13,12 @@ import java.util.Map;
  */
 final class Tally {
 
+    /**
+     * No accelerator holds more than 1 TiB (the largest have 192 GB of HBM): one operator allocation
+     * above that is a misread, e.g. a timestamp in microseconds read as a size in KB (1.7e18 bytes).
+     */
+    static final long MAX_PLAUSIBLE_BYTES = 1L << 40;
+
     /** How many row warnings one file keeps word for word; the rest are counted. */
     static final int MAX_WARNINGS = 20;
 
@@ -65,6 +71,25 @@ final class Tally {
 
     private Instants instantsOf(int device) {
         return byDevice.computeIfAbsent(device, instants::forDevice);
+    }
+
+    /**
+     * Adds one operator allocation of {@code bytes} on {@code device}, or warns and ignores the row
+     * when the size is beyond any device.
+     */
+    void addOperator(int device, long bytes, boolean unreleased, long row, String sizeText) {
+        if (bytes > MAX_PLAUSIBLE_BYTES) {
+            warn(row, "size " + sizeText + " is " + bytes + " bytes, more than any device holds (1 TiB);"
+                    + " are two columns swapped? row ignored");
+            return;
+        }
+        OperatorSums sums = operators(device);
+        sums.total += bytes;
+        sums.count++;
+        sums.lastRow = row;
+        if (unreleased) {
+            sums.unreleased += bytes;
+        }
     }
 
     OperatorSums operators(int device) {

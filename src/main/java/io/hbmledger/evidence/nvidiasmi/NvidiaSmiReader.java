@@ -55,9 +55,17 @@ public final class NvidiaSmiReader implements EvidenceReader {
                 "expected nvidia-smi output, found other content"));
         NulLines nul = new NulLines();
         String text = nul.blank(SmiLines.decode(Files.readAllBytes(file)));
-        SmiParse parsed = NvidiaSmiCsvParser.FORMAT == format
-                ? NvidiaSmiCsvParser.parse(text)
-                : NvidiaSmiTableParser.parse(text);
+        SmiParse parsed;
+        try {
+            parsed = NvidiaSmiCsvParser.FORMAT == format ? NvidiaSmiCsvParser.parse(text) : NvidiaSmiTableParser.parse(text);
+        } catch (de.siegmar.fastcsv.reader.CsvParseException e) {
+            // FastCSV refuses a record over its limits (16,384 fields, 16 MiB per field); its message names the line
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("line (\\d{1,9})").matcher(String.valueOf(e.getMessage()));
+            int line = m.find() ? Integer.parseInt(m.group(1)) : 0;
+            throw new EvidenceException(displayPath, line, "expected nvidia-smi --format=csv output (one field per queried"
+                    + " property), found a CSV record the reader cannot hold (" + e.getMessage() + "); check that this is the"
+                    + " output of nvidia-smi --query-gpu or --query-compute-apps");
+        }
         List<String> warnings = new ArrayList<>();
         nul.warning().ifPresent(warnings::add);
         warnings.addAll(parsed.warnings());

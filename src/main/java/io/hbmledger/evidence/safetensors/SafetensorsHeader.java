@@ -154,9 +154,14 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         JsonNode root;
         try {
             root = JSON.readTree(text);
+        } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+            // Jackson's limits (1,000 levels of nesting, number and string lengths); such errors carry no location
+            throw new EvidenceException(display, 0, "the " + n + "-byte header is beyond what a safetensors header can be ("
+                    + e.getOriginalMessage().replaceAll(",? \\(from `.*", "") + "); expected a JSON object nested 3 levels deep");
         } catch (JsonProcessingException e) {
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
             throw new EvidenceException(display, 0, "the " + n + "-byte header is not JSON (" + e.getOriginalMessage()
-                    + " at header line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + "); expected a JSON object");
+                    + (at == null ? "" : " at header line " + at.getLineNr() + ", column " + at.getColumnNr()) + "); expected a JSON object");
         }
         if (root == null || !root.isObject()) {
             throw new EvidenceException(display, 0, "the header is JSON but not an object: expected '{' mapping tensor names to {dtype, shape, data_offsets}, found "
@@ -164,7 +169,7 @@ public record SafetensorsHeader(long headerBytes, long fileSize, List<Safetensor
         }
         List<SafetensorsTensor> tensors = new ArrayList<>();
         Map<String, String> metadata = new LinkedHashMap<>();
-        List<String> warnings = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(HeaderShape.oddities(JSON, text));
         for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if ("__metadata__".equals(e.getKey())) {

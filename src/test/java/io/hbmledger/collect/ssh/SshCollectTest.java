@@ -105,6 +105,38 @@ class SshCollectTest {
         assertThat(rec.state()).isEqualTo("stopped");
         assertThat(rec.host()).isEqualTo(sshd.target());
         assertThat(new LocalHost().groupMembers(rec.pgid())).isEmpty();
+        // issue 14: the runtime directory is removed on the remote host once its copy is verified
+        assertThat(Path.of(rec.runtimeDir())).doesNotExist();
+        assertThat(out.toString() + m.incompleteReasons()).doesNotContain("could not remove");
+    }
+
+    /**
+     * issue 14: the copy ran at ~40 KB/s (a 32 KB pipe polled every 10 ms) under a fixed 30-minute
+     * limit. Now one tar stream straight into the local tar, verified file by file; 64 MiB of
+     * random bytes (no compression helps) in several files, nested, arrive byte for byte, and the
+     * remote directory stays when asked to.
+     */
+    @Test
+    void aLargeRuntimeDirectoryArrivesWholeAndIsKeptWhenAsked() throws Exception {
+        Path remote = Files.createDirectories(tmp.resolve("remote-runtime/msprof/PROF_1/device_0/data"));
+        java.util.Random random = new java.util.Random(14);
+        byte[] chunk = new byte[16 << 20];
+        for (int i = 0; i < 4; i++) {
+            random.nextBytes(chunk);
+            Files.write(remote.resolve("hbm.data.slice_" + i), chunk);
+        }
+        Files.writeString(tmp.resolve("remote-runtime/server.log"), "log line\n");
+        Path local = tmp.resolve("copy");
+        try (SshHost h = SshHost.connect(sshd.target(), sshd.userKey, sshd.knownHosts, Map.of(), Duration.ofSeconds(20), true)) {
+            h.fetchDirectory(tmp.resolve("remote-runtime").toString(), local, Duration.ofSeconds(30));
+            assertThat(h.discardCopied(tmp.resolve("remote-runtime").toString())).isEmpty();
+        }
+        for (int i = 0; i < 4; i++) {
+            Path f = Path.of("msprof/PROF_1/device_0/data/hbm.data.slice_" + i);
+            assertThat(Files.mismatch(tmp.resolve("remote-runtime").resolve(f), local.resolve(f))).isEqualTo(-1L);
+        }
+        assertThat(local.resolve("server.log")).hasContent("log line");
+        assertThat(tmp.resolve("remote-runtime")).isDirectory();
     }
 
     @Test
@@ -153,6 +185,85 @@ class SshCollectTest {
         } finally {
             collector.destroyForcibly();
         }
+    }
+
+    /**
+     * issue 14: only the server group was guarded; a SIGKILL while a remote npu-smi or
+     * {@code msprof --export} ran left it running on the remote host. Now each remote command runs
+     * under a wrapper whose stdin is the SSH channel: the connection's end kills its group.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "SIGKILL during {0}")
+    @org.junit.jupiter.params.provider.CsvSource({"preflight,FAKE_NPU_SMI_SLEEP=30", "export,FAKE_MSPROF_EXPORT_HANG=1"})
+    void aKilledCollectorLeavesNoRemoteCommand(String phase, String knob) throws Exception {
+        Path run = tmp.resolve("run");
+        String marker = "FAKE_NPU_STATE=" + tmp.resolve("npu");
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hbmledger.cli.Main", "collect",
+                "--host", sshd.target(), "--identity", sshd.userKey.toString(), "--known-hosts", sshd.knownHosts.toString(),
+                "--remote-state-dir", tmp.resolve("remote-state").toString(),
+                "--remote-env", "PATH=" + BIN + ":/usr/local/bin:/usr/bin:/bin", "--remote-env", marker, "--remote-env", knob,
+                "--state-dir", tmp.resolve("state").toString(), "--out", run.toString(), "--devices", "0",
+                "--baseline-samples", "1", "--ready-samples", "1", "--after-samples", "1", "--requests", "1",
+                "--output-tokens", "2", "--stop-timeout", "5", "--export-timeout", "300",
+                "--", "vllm", "serve", "m", "--port", Integer.toString(freePort())));
+        Process collector = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("collect.out").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline && !phase.equals(phaseOf(run))) {
+                assertThat(collector.isAlive()).as(Files.readString(tmp.resolve("collect.out"))).isTrue();
+                Thread.sleep(100);
+            }
+            // the hung fake (npu-smi or msprof --export) is sleeping on the remote side
+            long hung = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (marked(marker).stream().noneMatch(p -> p.contains(" sleep ")) && System.nanoTime() < hung) {
+                Thread.sleep(100);
+            }
+            assertThat(marked(marker)).as("the remote command runs before the kill").anyMatch(p -> p.contains(" sleep "));
+            new ProcessBuilder("kill", "-KILL", Long.toString(collector.pid())).start().waitFor();
+            assertThat(collector.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            long gone = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
+            while (!marked(marker).isEmpty() && System.nanoTime() < gone) {
+                Thread.sleep(200);
+            }
+            assertThat(marked(marker)).as("remote processes left after the collector died").isEmpty();
+        } finally {
+            collector.destroyForcibly();
+        }
+    }
+
+    static String phaseOf(Path run) {
+        try {
+            return new ObjectMapper().readTree(run.resolve("run.json").toFile()).path("phase").asText();
+        } catch (java.io.IOException notYet) {
+            return null;
+        }
+    }
+
+    static int freePort() throws java.io.IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Live processes whose environment holds {@code marker} (every remote command of the test gets it). */
+    static List<String> marked(String marker) throws java.io.IOException {
+        List<String> out = new java.util.ArrayList<>();
+        byte[] m = (marker + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.util.stream.Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path d : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String stat = Files.readString(d.resolve("stat"));
+                    if (!stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z")
+                            && new String(Files.readAllBytes(d.resolve("environ")), java.nio.charset.StandardCharsets.ISO_8859_1)
+                                    .contains(new String(m, java.nio.charset.StandardCharsets.ISO_8859_1))) {
+                        out.add(d.getFileName() + " " + new String(Files.readAllBytes(d.resolve("cmdline"))).replace('\0', ' '));
+                    }
+                } catch (java.io.IOException | RuntimeException gone) {
+                    // ended while we looked
+                }
+            }
+        }
+        return out;
     }
 
     @Test

@@ -118,4 +118,16 @@ class MsprofMalformedTest {
         assertThat(only(f, "operator_bytes_unreleased", null).bytes()).isEqualTo(2048L);
         assertThat(only(f, "operator_count", null).context().device()).isEqualTo("npu:1");
     }
+
+    /** issue 14: Size(KB) and Allocation Time(us) swapped gave an operator total of 1.7e18 bytes, quietly. */
+    @Test
+    void anOperatorSizeBeyondAnyDeviceIsIgnoredWithAWarning() throws Exception {
+        EvidenceFile f = read("operator_memory.csv", "Name,Allocation Time(us),Size(KB),Release Time(us),Device Type\n"
+                + "aten::empty_strided,18816.5,1736408883694624.810\t,,NPU:0\n"
+                + "aten::add,1.0\t,4,2.0\t,NPU:0\n");
+        // only row 2 counts: 4 KiB = 4096 B; row 1's 1736408883694624.810 KB is about 1.78e18 B > 1 TiB
+        assertThat(only(f, "operator_bytes_total", null).bytes()).isEqualTo(4096L);
+        assertThat(f.warnings()).singleElement().asString().startsWith("row 1: size 1736408883694624.810")
+                .contains("more than any device holds (1 TiB); are two columns swapped? row ignored");
+    }
 }

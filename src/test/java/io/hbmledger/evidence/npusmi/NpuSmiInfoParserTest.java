@@ -289,4 +289,22 @@ class NpuSmiInfoParserTest {
         assertThat(used.line()).isEqualTo(4);
         assertThat(p.warnings()).singleElement().asString().startsWith("line 1:").contains("second header row");
     }
+
+    /**
+     * issue 14: a "No running processes" line looked through every observation so far for its
+     * NPU's chips (quadratic: 21 s of CPU for 800 tables). Now an index kept as observations come;
+     * the answer per table must stay what it was: 7 NPUs without processes, one chip each, give 7
+     * process_count 0 per table (NPU 0 has a process row), the same in every repetition.
+     */
+    @Test
+    void aRepeatedTableGivesTheSameNoProcessCountsPerRepetition() throws IOException {
+        String one = Files.readString(Corpus.file("npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt"), StandardCharsets.UTF_8);
+        SmiParse single = NpuSmiInfoParser.parse(one);
+        SmiParse thrice = NpuSmiInfoParser.parse(one.repeat(3));
+        List<Observation> zeros = all(single, "process_count", null).stream().filter(o -> o.value() == 0.0).toList();
+        assertThat(zeros).extracting(o -> o.context().device())
+                .containsExactly("npu:1/chip:0", "npu:2/chip:0", "npu:3/chip:0", "npu:4/chip:0", "npu:5/chip:0", "npu:6/chip:0", "npu:7/chip:0");
+        assertThat(all(thrice, "process_count", null).stream().filter(o -> o.value() == 0.0).map(o -> o.context().device()).toList())
+                .isEqualTo(java.util.stream.Stream.of(1, 2, 3).flatMap(r -> zeros.stream().map(o -> o.context().device())).toList());
+    }
 }
