@@ -101,11 +101,11 @@ public final class Differ {
             Long delta = x.bytes() == null || y.bytes() == null ? null : y.bytes() - x.bytes();
             boolean mixed = !x.confidence().equals(y.confidence());
             String conf = delta == null ? "unknown" : weaker(x.confidence(), y.confidence());
-            Long expected = expected(c, a, b, changes);
+            Long expected = c.equals(Component.GRAPH_POOL) ? graphExpected(x, y, changes) : expected(c, a, b, changes);
             out.add(new Diff.Row(c, x.bytes(), x.confidence(), y.bytes(), y.confidence(), delta, conf, mixed && delta != null, expected,
                     explain(c, delta, expected, a, changes)));
         }
-        return out;
+        return aggregates(out);
     }
 
     private static String weaker(String x, String y) {
@@ -135,13 +135,58 @@ public final class Differ {
                 return Math.round((Double.parseDouble(u.get().b()) - Double.parseDouble(u.get().a())) * total);
             }
         }
-        if (component.equals(Component.GRAPH_POOL)) {
-            Optional<Diff.Change> e = change(changes, Setting.ENFORCE_EAGER);
-            if (e.isPresent() && "true".equalsIgnoreCase(e.get().b())) {
-                return null; // the graph pool goes: the delta is minus the first run's pool, whatever it was
+        return null;
+    }
+
+    /**
+     * enforce_eager turned on: the first run's graph pool goes (minus A); turned off: the second
+     * run's pool appears (plus B). Null when the side that holds graphs has no graph figure.
+     */
+    private static Long graphExpected(Side.Amount x, Side.Amount y, List<Diff.Change> changes) {
+        Optional<Diff.Change> e = change(changes, Setting.ENFORCE_EAGER);
+        if (e.isEmpty()) {
+            return null;
+        }
+        if ("true".equalsIgnoreCase(e.get().b()) && x.bytes() != null) {
+            return -x.bytes();
+        }
+        return "true".equalsIgnoreCase(e.get().a()) && y.bytes() != null ? y.bytes() : null;
+    }
+
+    /** Rows that add up other rows: their delta should be the sum of the component deltas. */
+    private static final Set<String> AGGREGATES = Set.of("used", Component.SERVER_PROCESSES, Component.TORCH_ALLOCATED);
+
+    /**
+     * An aggregate's delta against the sum of the explained component deltas (observed, or
+     * expected where a side is unknown).
+     */
+    private static List<Diff.Row> aggregates(List<Diff.Row> rows) {
+        long sum = 0;
+        List<String> parts = new ArrayList<>();
+        for (Diff.Row r : rows) {
+            if (AGGREGATES.contains(r.component()) || r.component().equals("capacity") || r.explanation() == null
+                    || r.explanation().startsWith("not explained")) {
+                continue;
+            }
+            Long d = r.delta() != null ? r.delta() : r.expected();
+            if (d != null && d != 0) {
+                sum += d;
+                parts.add(r.component() + " " + gibOrMib(d) + (r.delta() == null ? " (expected)" : ""));
             }
         }
-        return null;
+        List<Diff.Row> out = new ArrayList<>();
+        for (Diff.Row r : rows) {
+            if (!AGGREGATES.contains(r.component()) || r.delta() == null || r.delta() == 0 || parts.isEmpty()) {
+                out.add(r);
+                continue;
+            }
+            long miss = r.delta() - sum;
+            boolean within = Math.abs(miss) <= Math.max(TOLERANCE * Math.abs(sum), 1L << 20);
+            out.add(new Diff.Row(r.component(), r.a(), r.confidenceA(), r.b(), r.confidenceB(), r.delta(), r.deltaConfidence(), r.mixed(),
+                    sum, "the component changes: " + String.join(" + ", parts) + " = " + gibOrMib(sum) + "; "
+                    + (within ? "explained within 1%, the rest is " : "not fully explained, the rest is ") + gibOrMib(miss)));
+        }
+        return out;
     }
 
     private static final Map<String, List<Setting>> MOVERS = Map.of(
@@ -157,6 +202,12 @@ public final class Differ {
             Component.HCCL, List.of(Setting.TENSOR_PARALLEL_SIZE, Setting.DATA_PARALLEL_SIZE));
 
     private static String explain(String component, Long delta, Long expected, Side a, List<Diff.Change> changes) {
+        if (component.equals(Component.GRAPH_POOL) && expected != null) {
+            Diff.Change e = change(changes, Setting.ENFORCE_EAGER).orElseThrow();
+            return "enforce_eager " + e.a() + " -> " + e.b() + ": " + (expected < 0 ? "no graphs are captured in B, A's pool goes"
+                    : "graphs are captured in B, its pool appears") + " (expected " + gibOrMib(expected) + ")"
+                    + (delta == null ? "; the ledger has no graph figure for the eager run, so the observed delta is unknown" : "");
+        }
         if (delta == null || delta == 0) {
             return null;
         }

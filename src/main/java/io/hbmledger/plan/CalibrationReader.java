@@ -43,7 +43,8 @@ public final class CalibrationReader {
         Figure graph = entry(d, Component.GRAPH_POOL).orElse(fact(s, Fact.GRAPH_POOL));
         return new Calibration(run, r.settings(), hidden, fact(s, Fact.WEIGHTS), fact(s, Fact.ACTIVATION_PEAK), fact(s, Fact.NON_TORCH),
                 entry(d, Component.PROFILE_PEAK_REST).orElse(null), entry(d, Component.HCCL).orElse(null), graph,
-                fact(s, Fact.TOTAL_SEEN), fact(s, Fact.KV_CACHE), tokens, blocks);
+                fact(s, Fact.TOTAL_SEEN), Optional.ofNullable(fact(s, Fact.KV_CACHE)).or(() -> entry(d, Component.KV_CACHE)).orElse(null),
+                tokens, blocks);
     }
 
     private static Figure fact(ServerFacts s, Fact f) {

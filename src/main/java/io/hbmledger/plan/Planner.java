@@ -39,6 +39,10 @@ public final class Planner {
         EngineDefaults ref = EngineDefaults.forDevice(in.device());
         lines.addAll(new NonKvRules(in.calibration(), ref, s, w.layout().tp(), in.hiddenSize()).lines());
         Figure total = totalSeen(in, notes);
+        if (in.calibration() != null && in.calibration().settings().get(io.hbmledger.settings.Setting.SPECULATIVE_CONFIG).isPresent()) {
+            notes.add(in.calibration().run() + " served a speculative drafter (speculative_config): its weights and KV layers are"
+                    + " not in the model's config.json, so the plan leaves them out and its KV budget and blocks come out higher");
+        }
         List<Figure> f = new ArrayList<>();
         f.add(total);
         if (!total.known()) {
@@ -118,7 +122,7 @@ public final class Planner {
                     + gib(budget.bytes()) + ")");
         }
         return new Plan(in.model(), deviceName(in), w.layout(), w.layout().devices(), s, ref.engine(), calibratedBy(in), lines, f,
-                Reproduction.check(in.calibration(), kvBytes, blocks), notes);
+                Reproduction.check(in.calibration(), lines.get(0).bytes(), kvBytes, blocks), notes);
     }
 
     private static void coTenant(PlanSettings s, Figure total, Figure budget, List<Figure> f, List<String> notes) {

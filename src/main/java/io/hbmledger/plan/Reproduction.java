@@ -15,10 +15,16 @@ final class Reproduction {
     private Reproduction() {
     }
 
-    static List<Figure> check(Calibration cal, long planKv, long planBlocks) {
+    static List<Figure> check(Calibration cal, long planWeights, long planKv, long planBlocks) {
         List<Figure> out = new ArrayList<>();
         if (cal == null) {
             return out;
+        }
+        if (cal.weights() != null) {
+            Figure run = cal.weights().named("run_weights");
+            out.add(run);
+            out.add(Figure.bytes("plan_minus_run_weights", planWeights - run.bytes(), Confidence.ESTIMATED,
+                    planWeights + " B - " + run.bytes() + " B (goes into the KV budget with the opposite sign)", run.sources()));
         }
         if (cal.kvBudget() != null) {
             Figure run = cal.kvBudget().named("run_kv_budget");
