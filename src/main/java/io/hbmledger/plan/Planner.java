@@ -111,10 +111,18 @@ public final class Planner {
         } else {
             notes.add("max_model_len not given and not known from the model: concurrency and the smallest utilization are not worked out");
         }
-        f.add(Figure.value("largest_max_model_len", blocks * s.blockSize(), c,
-                fmt("%d blocks x %d tokens (one request may use the whole KV cache)", blocks, s.blockSize()), List.of()));
-        if (in.maxPosition() != null && blocks * s.blockSize() > in.maxPosition()) {
-            notes.add("the model's max_position_embeddings (" + in.maxPosition() + ") caps max_model_len below the KV tokens");
+        long largest = blocks * s.blockSize();
+        String capped = "";
+        if (in.maxPosition() != null && largest > in.maxPosition()) {
+            largest = in.maxPosition();
+            capped = fmt(", capped at max_position_embeddings %d (vLLM refuses a longer max_model_len without rope scaling)",
+                    in.maxPosition());
+        }
+        f.add(Figure.value("largest_max_model_len", largest, c,
+                fmt("%d blocks x %d tokens (one request may use the whole KV cache)%s", blocks, s.blockSize(), capped), List.of()));
+        if (len != null && in.maxPosition() != null && len > in.maxPosition()) {
+            notes.add(fmt("max_model_len %d exceeds the model's max_position_embeddings %d: vLLM refuses it unless rope scaling"
+                    + " extends the context (or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", len, in.maxPosition()));
         }
         coTenant(s, total, budget, f, notes);
         if (kvBytes < 0) {

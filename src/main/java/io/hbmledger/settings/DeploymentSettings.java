@@ -49,7 +49,6 @@ public final class DeploymentSettings {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains("\"" + key + "\"")) {
                 line = i + 1;
-                text = lines.get(i).strip();
                 break;
             }
         }
