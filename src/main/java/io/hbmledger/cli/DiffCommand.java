@@ -61,14 +61,9 @@ public final class DiffCommand implements Callable<Integer> {
                 DiffOutput.text(d, new PrintWriter(buf));
                 shown = buf.toString();
             }
-            PrintWriter out = spec.commandLine().getOut();
-            out.print(shown);
-            out.flush();
-            return 0;
+            return Finish.print(spec, shown);
         } catch (BadInputException | EvidenceException e) {
-            err.println("hbm-ledger: " + e.getMessage());
-            err.flush();
-            return Main.EXIT_BAD_INPUT;
+            return Finish.badInput(spec, e);
         }
     }
 

@@ -118,15 +118,9 @@ public final class PlanCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter err = spec.commandLine().getErr();
         try {
-            String shown = run(err);
-            PrintWriter out = spec.commandLine().getOut();
-            out.print(shown);
-            out.flush();
-            return 0;
+            return Finish.print(spec, run(err));
         } catch (BadInputException | EvidenceException e) {
-            err.println("hbm-ledger: " + e.getMessage());
-            err.flush();
-            return Main.EXIT_BAD_INPUT;
+            return Finish.badInput(spec, e);
         }
     }
 
