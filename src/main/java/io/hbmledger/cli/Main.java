@@ -36,6 +36,8 @@ public final class Main implements Runnable {
         v.put("analyze", AnalyzeCommand::new);
         v.put("evidence", EvidenceCommand::new);
         v.put("weights", WeightsCommand::new);
+        v.put("plan", PlanCommand::new);
+        v.put("diff", DiffCommand::new);
         v.put("exec", ExecCommand::new);
         v.put("collect", CollectCommand::new);
         v.put("help", CommandLine.HelpCommand::new);

@@ -43,8 +43,8 @@ class HelpTextTest {
         assertThat(Main.newCommandLine(new String[] {"evidence", "x.csv"}).getSubcommands().keySet())
                 .containsExactly("evidence");
         assertThat(Main.newCommandLine(new String[] {"help", "analyze"}).getSubcommands().keySet())
-                .containsExactly("analyze", "evidence", "weights", "exec", "collect", "help");
-        assertThat(Main.newCommandLine(new String[] {"--version"}).getSubcommands()).hasSize(6);
+                .containsExactly("analyze", "evidence", "weights", "plan", "diff", "exec", "collect", "help");
+        assertThat(Main.newCommandLine(new String[] {"--version"}).getSubcommands()).hasSize(8);
         // the usage error of a verb run alone still names the program and the verb
         CliRun r = CliRun.of("evidence", "--bogus");
         assertThat(r.err()).contains("Try 'hbm-ledger evidence --help'.");
