@@ -11,8 +11,8 @@ package io.hbmledger.ledger;
  */
 final class GpuComponents {
 
-    static final String NCCL = "nccl";
-    static final String CUDA_RUNTIME = "cuda_runtime";
+    static final String NCCL = Component.NCCL;
+    static final String CUDA_RUNTIME = Component.CUDA_RUNTIME;
 
     private GpuComponents() {
     }
