@@ -75,21 +75,22 @@ final class NcclInfoLines {
             }
             return;
         }
-        Matcher b = BUFFSIZE.matcher(msg);
-        if (b.find()) {
-            Long n = number(b.group("n"), lineNo, warnings);
-            if (n != null) {
-                out.add(Observation.bytes(Quantity.NCCL_BUFFSIZE, n, lineNo, b.group("n")).in(ctx));
-            }
-            return;
+        if (!figure(BUFFSIZE.matcher(msg), Quantity.NCCL_BUFFSIZE, true, lineNo, ctx, out, warnings)) {
+            figure(CHANNELS.matcher(msg), Quantity.NCCL_CHANNELS, false, lineNo, ctx, out, warnings);
         }
-        Matcher c = CHANNELS.matcher(msg);
-        if (c.find()) {
-            Long n = number(c.group("n"), lineNo, warnings);
-            if (n != null) {
-                out.add(Observation.value(Quantity.NCCL_CHANNELS, n, lineNo, c.group("n")).in(ctx));
-            }
+    }
+
+    /** One number of the message, bytes or a count; true when the message was this one. */
+    private static boolean figure(Matcher m, Quantity q, boolean bytes, int lineNo, Context ctx,
+                                  List<Observation> out, List<String> warnings) {
+        if (!m.find()) {
+            return false;
         }
+        Long n = number(m.group("n"), lineNo, warnings);
+        if (n != null) {
+            out.add((bytes ? Observation.bytes(q, n, lineNo, m.group("n")) : Observation.value(q, n, lineNo, m.group("n"))).in(ctx));
+        }
+        return true;
     }
 
     private static Long number(String digits, int lineNo, List<String> warnings) {
