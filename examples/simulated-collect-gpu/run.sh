@@ -4,7 +4,8 @@
 # nvidia` runs unchanged through PATH: idle baseline (nvidia-smi --query-gpu and
 # --query-compute-apps), vLLM (TP 2 on GPUs 2 and 3, CUDA_VISIBLE_DEVICES=2,3 in PCI bus order),
 # ready samples, a short load sampled continuously (nvidia-smi -lms), after samples, stop, then
-# `hbm-ledger analyze`. No msprof: the run is complete when the GPU evidence is.
+# `hbm-ledger analyze`. No msprof: the run is complete when the GPU evidence is. NCCL_DEBUG=INFO with
+# the ALLOC subsystem makes (simulated) NCCL print its buffer allocations into the log: the nccl line.
 #
 #   examples/simulated-collect-gpu/run.sh [RUN_DIR]      # default: a new directory under /tmp
 set -euo pipefail
@@ -26,6 +27,7 @@ set +e
 "$root/hbm-ledger" collect --accelerator nvidia --out "$run" --devices 2,3 \
     --baseline-samples 2 --ready-samples 2 --after-samples 2 --load-interval 0.5 \
     --requests 8 --concurrency 4 --input-tokens 512 --output-tokens 64 \
+    --env NCCL_DEBUG=INFO --env NCCL_DEBUG_SUBSYS=INIT,ENV,ALLOC \
     -- vllm serve "$here/../simulated-collect/model" --tensor-parallel-size 2 --port "$port" --gpu-memory-utilization 0.9
 rc=$?
 set -e

@@ -56,6 +56,13 @@ public enum Quantity {
     NON_KV_CACHE_MEMORY("non_kv_cache_memory"),
     INITIAL_MEMORY_USAGE("initial_memory_usage"),
     MEMORY_USAGE_POST_PROFILE("memory_usage_post_profile"),
+    // NCCL_DEBUG=INFO lines printed into the vLLM log (readme-vllmlog.md, "NCCL")
+    /** device memory NCCL says it allocated, one observation per allocation (NCCL_DEBUG_SUBSYS=ALLOC or P2P); device = cuda:N, the process-local index */
+    NCCL_ALLOCATED("nccl_allocated"),
+    /** NCCL_BUFFSIZE as NCCL echoes it when set by the environment (bytes) */
+    NCCL_BUFFSIZE("nccl_buffsize"),
+    /** a communicator's collective channels ("N coll channels, ..."), a count */
+    NCCL_CHANNELS("nccl_channels"),
     /** a refusal or error for lack of memory: value 1, text = the phrase, component = the phase. */
     MEMORY_FAILURE("memory_failure"),
     // vLLM deployment, from the start command, the args and engine config records

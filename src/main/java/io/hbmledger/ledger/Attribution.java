@@ -37,6 +37,7 @@ public final class Attribution {
             new KvTokensCheck(),
             new OomRule(),
             new ProcessTableRule(),
+            new GpuRuntimeRule(),
             new MsprofUsedCheck(),
             new MsprofModulesRule(),
             new MsprofAllocatorCacheRule(),
@@ -96,7 +97,7 @@ public final class Attribution {
             Component.ACTIVATION_PEAK, Component.NON_TORCH, Component.PROFILE_PEAK_REST,
             Component.TORCH_ALLOCATED, Component.ALLOCATOR_CACHE, Component.HCCL, Component.CANN_RUNTIME,
             Component.OTHER_MODULES, Component.SERVER_PROCESSES, Component.OTHER_PROCESSES,
-            Component.OUTSIDE_PROCESSES);
+            Component.OUTSIDE_PROCESSES, Component.NCCL, Component.CUDA_RUNTIME, Component.DRIVER_RESERVED);
 
     /** Known lines first in the canonical order, unknown lines after them. */
     private static DeviceLedger sorted(DeviceLedger d) {

@@ -31,6 +31,12 @@ public final class Component {
     public static final String TORCH_ALLOCATED = "torch_allocated";
     /** The serving processes' memory from the npu-smi process table, not split further. */
     public static final String SERVER_PROCESSES = "server_processes";
+    /** NCCL's device buffers (NVIDIA runs), the counterpart of {@link #HCCL}. */
+    public static final String NCCL = "nccl";
+    /** The CUDA context and library workspaces (NVIDIA runs), the counterpart of {@link #CANN_RUNTIME}. */
+    public static final String CUDA_RUNTIME = "cuda_runtime";
+    /** nvidia-smi's memory.reserved: held back by the driver, in neither used nor free. */
+    public static final String DRIVER_RESERVED = "driver_reserved";
     /** Device used minus the memory of every listed process: driver, firmware, runtime. */
     public static final String OUTSIDE_PROCESSES = "outside_processes";
 }

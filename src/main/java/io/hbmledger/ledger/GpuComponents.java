@@ -3,7 +3,8 @@ package io.hbmledger.ledger;
 /**
  * The NVIDIA counterparts of HCCL and the CANN runtime, named so a GPU ledger does not speak of
  * Ascend parts: NCCL's communication buffers and the CUDA context (driver, cuBLAS workspaces).
- * No GPU profiler is read, so neither gets a figure of its own. What the GPU evidence does measure
+ * {@link GpuRuntimeRule} gives them figures where the evidence has them (NCCL's allocation lines,
+ * the process table less vLLM's figures); this class only names what stays unknown. What the GPU evidence does measure
  * is the serving process's whole memory (nvidia-smi's per-process figure): when that is known, both
  * are inside it, so the residual (used - counted) holds them, measured, and the ledger is whole
  * without a line for each. Only without that figure are they unknown, and the note names the
@@ -11,8 +12,8 @@ package io.hbmledger.ledger;
  */
 final class GpuComponents {
 
-    static final String NCCL = "nccl";
-    static final String CUDA_RUNTIME = "cuda_runtime";
+    static final String NCCL = Component.NCCL;
+    static final String CUDA_RUNTIME = Component.CUDA_RUNTIME;
 
     private GpuComponents() {
     }

@@ -154,9 +154,15 @@ final class VllmEngineSim {
         }
         fault("profile");
         long profileStart = System.nanoTime();
-        for (Rank r : ranks) {
+        for (int i = 0; i < ranks.size(); i++) {
+            Rank r = ranks.get(i);
             if (world > 1) {
                 alloc(r, platform.collectiveTag(), platform.collectiveBytes());
+                if (platform.cuda()) {
+                    // rank i runs on position i of CUDA_VISIBLE_DEVICES, NCCL's [cudaDev]
+                    NcclDebugLines.of(env, r.ownerPid(), i, r.dp() * args.tp() + r.tp(), world, platform.collectiveBytes())
+                            .forEach(log::raw);
+                }
             }
             alloc(r, "profile", activationBytes);
         }

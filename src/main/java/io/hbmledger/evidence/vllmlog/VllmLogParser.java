@@ -336,9 +336,14 @@ public final class VllmLogParser {
         final ServerStarts starts = new ServerStarts();
         final ServeCommand command = new ServeCommand();
         final MemoryFailures failures = new MemoryFailures();
+        final NcclInfoLines nccl = new NcclInfoLines();
     }
 
     private static void readLine(String line, int lineNo, PerFile st, List<Observation> observations, List<String> warnings) {
+        if (NcclInfoLines.mayHold(line)) {
+            st.nccl.read(line, lineNo, observations, warnings);
+            return;
+        }
         String lower = line.toLowerCase(Locale.ROOT);
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(lower);
