@@ -57,6 +57,7 @@ public final class Attribution {
             new MsprofRunRule(),
             new CheckpointTotalRule(),
             new ServerStartsInLog.Rule(),
+            new SeveralServersRule(),
             new UntiedOomRule());
 
     public Attribution(List<DeviceRule> deviceRules, List<RunRule> runRules) {

@@ -4,7 +4,10 @@ import static io.hbmledger.ledger.Units.MIB;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.CheckpointEvidence;
 import io.hbmledger.ledger.Confidence;
+import io.hbmledger.weights.KvCacheEstimate;
+import io.hbmledger.weights.WeightsPlanner;
 import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Ledger;
@@ -108,7 +111,7 @@ public final class RunFactsBuilder {
             Integer rank = e.getValue().get(0).rank();
             String instance = rank == null || !ranksFromFiles ? shortName(e.getValue().get(0).file())
                     : "ranks of the deployment";
-            ServerFacts s = server(instance, rank, obs, devicesOf(rank, ledger));
+            ServerFacts s = withCheckpointKv(server(instance, rank, obs, devicesOf(rank, ledger)), ev);
             Double declared = ev.layout() == null ? null : ev.layout().utilization();
             if (!s.has(Fact.UTILIZATION) && declared != null) {
                 // run.json states the setting; the engine's own line wins when printed
@@ -157,6 +160,26 @@ public final class RunFactsBuilder {
             }
         }
         return new ServerFacts(instance, engine, rank, devices, facts, refusal, oom);
+    }
+
+    /**
+     * KV bytes per token of this rank from the checkpoint's config.json (an estimate by the
+     * architecture's formula), when vLLM's own figures give none.
+     */
+    private static ServerFacts withCheckpointKv(ServerFacts s, EvidenceSet ev) {
+        CheckpointEvidence c = ev.checkpoint();
+        if (s.has(Fact.KV_BYTES_PER_TOKEN) || c == null || c.checkpoint().config() == null) {
+            return s;
+        }
+        KvCacheEstimate kv = WeightsPlanner.plan(c.checkpoint(), c.layout(), c.options()).kv();
+        if (kv == null || kv.bytesPerTokenPerDevice() <= 0) {
+            return s;
+        }
+        Map<Fact, Figure> facts = new EnumMap<>(Fact.class);
+        facts.putAll(s.facts());
+        facts.put(Fact.KV_BYTES_PER_TOKEN, Figure.bytes("kv_bytes_per_token", kv.bytesPerTokenPerDevice(),
+                Confidence.ESTIMATED, kv.formula() + " (config.json)", c.sources()));
+        return new ServerFacts(s.instance(), s.engine(), s.rank(), s.devices(), facts, s.refusal(), s.oom());
     }
 
     private static String shortName(String file) {

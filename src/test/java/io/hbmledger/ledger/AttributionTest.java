@@ -317,6 +317,18 @@ class AttributionTest {
         assertThat(entry(d, Component.OTHER_PROCESSES).note()).contains("none of the server's pids ([1440043])");
     }
 
+    /** Issue 10: two instances' logs are never merged silently: the ledger says which figure it took. */
+    @Test
+    void twoServerLogsAreNamedNotMergedSilently() {
+        file("first.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        file("second.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP);
+        add("first.log", Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 10L << 30, 30, "10.00 GiB"));
+        add("second.log", Observation.bytes(Quantity.KV_CACHE_AVAILABLE, 20L << 30, 31, "20.00 GiB"));
+        Ledger l = Attribution.standard().attribute(new EvidenceSet(obs, files,
+                Layout.of(1, 1, List.of(0), List.of(), null)));
+        assertThat(l.notes()).anyMatch(n -> n.contains("2 vLLM logs each describe a server (first.log, second.log)"));
+    }
+
     /**
      * Issue 10: a second instance's python process on the card is another tenant. The log's
      * worker prefix names pid 2198 as the server's; pid 4242 (python, 32768 MiB) is not.
