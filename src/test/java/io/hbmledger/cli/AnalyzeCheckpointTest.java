@@ -142,7 +142,7 @@ class AnalyzeCheckpointTest {
         assertThat(total.get("confidence").asText()).isEqualTo("exact");
         assertThat(io.hbmledger.report.ReportSchemaTestAccess.validate(mapper.writeValueAsString(rep))).isEmpty();
 
-        CliRun text = CliRun.of("analyze", run.toString(), "--no-write");
+        CliRun text = CliRun.of("analyze", run.toString(), "--no-write", "--detail");
         assertThat(text.out()).containsPattern("weights_checkpoint\\s+\\(6\\.88\\)\\s+estimated")
                 .containsPattern("weights_checkpoint_total\\s+27\\.51\\s+exact");
     }

@@ -119,8 +119,8 @@ class ExamplesTest {
         // and it validates against the published schema
         assertThat(io.hbmledger.report.ReportSchemaTestAccess.validate(r.out())).isEmpty();
 
-        // The text table: every figure with its source and confidence, unknown spelled out.
-        CliRun t = CliRun.of("analyze", run.toString(), "--no-write");
+        // The detail view: every figure with its source and confidence, unknown spelled out.
+        CliRun t = CliRun.of("analyze", run.toString(), "--no-write", "--detail");
         assertThat(t.out()).containsPattern("weights\\s+15\\.78\\s+reported\\s+evidence/vllm-startup\\.log:46 \"15\\.7847 GB\"")
                 .containsPattern("used\\s+unknown\\s+unknown")
                 .containsPattern("graph_pool\\s+unknown\\s+unknown");
