@@ -172,9 +172,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             err.flush();
             return Main.EXIT_BAD_INPUT;
         }
-        String json = new LedgerJsonWriter().toJson(ledger, findings, layout, run.runName());
+        boolean write = runDir != null && !noWrite;
+        // Jackson is loaded only when JSON is shown or written: a text run of files skips its start-up
+        String json = format == AnalyzeFormat.json || write ? new LedgerJsonWriter().toJson(ledger, findings, layout, run.runName()) : null;
         String source = runDir == null ? null : runDir.manifest().source();
-        boolean html = format == AnalyzeFormat.html || runDir != null && !noWrite;
+        boolean html = format == AnalyzeFormat.html || write;
         String page = html ? new HtmlReportWriter().toHtml(ledger, findings, layout, run.runName(), source,
                 TimelineBuilder.build(run.evidence(), ledger, runDir == null ? Map.of() : runDir.manifest().moments()),
                 HtmlReportWriter.budgets(facts)) : null;
@@ -183,7 +185,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             case html -> page;
             case text -> text(ledger, findings, layout, run.runName(), source);
         };
-        if (runDir != null && !noWrite) {
+        if (write) {
             // exit stays 0 when report.json cannot be written: the warning says why
             ReportFile.write(runDir.dir(), json).ifPresent(w -> err.println("hbm-ledger: warning: " + w));
             ReportFile.write(runDir.dir(), HtmlReportWriter.FILE_NAME, page).ifPresent(w -> err.println("hbm-ledger: warning: " + w));
