@@ -17,8 +17,12 @@ public final class ExplainTextWriter {
 
     /** The component names this ledger has, in first-seen order, for a message naming the choices. */
     public static List<String> components(Ledger ledger) {
+        return components(ledger.devices());
+    }
+
+    static List<String> components(List<DeviceLedger> devices) {
         List<String> names = new ArrayList<>();
-        for (DeviceLedger d : ledger.devices()) {
+        for (DeviceLedger d : devices) {
             for (Entry e : d.entries()) {
                 if (!names.contains(e.component())) {
                     names.add(e.component());

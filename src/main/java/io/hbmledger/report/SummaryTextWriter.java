@@ -56,8 +56,8 @@ public final class SummaryTextWriter {
 
     private static void table(List<DeviceLedger> devices, PrintWriter out) {
         // a component unknown on every device gets one mention, not a column of "?"
-        List<String> components = components(devices).stream().filter(c -> knownSomewhere(devices, c)).toList();
-        List<String> unknown = components(devices).stream().filter(c -> !knownSomewhere(devices, c)).toList();
+        List<String> components = ExplainTextWriter.components(devices).stream().filter(c -> knownSomewhere(devices, c)).toList();
+        List<String> unknown = ExplainTextWriter.components(devices).stream().filter(c -> !knownSomewhere(devices, c)).toList();
         List<String[]> rows = new ArrayList<>();
         List<String> head = new ArrayList<>(List.of("device", "rank", "capacity", "used"));
         components.forEach(c -> head.add(ComponentLabels.shortName(c)));
@@ -87,19 +87,6 @@ public final class SummaryTextWriter {
 
     private static boolean knownSomewhere(List<DeviceLedger> devices, String component) {
         return devices.stream().flatMap(d -> d.entries().stream()).anyMatch(e -> e.component().equals(component) && e.known());
-    }
-
-    /** Components in the order the ledgers list them, each once. */
-    private static List<String> components(List<DeviceLedger> devices) {
-        List<String> names = new ArrayList<>();
-        for (DeviceLedger d : devices) {
-            for (Entry e : d.entries()) {
-                if (!names.contains(e.component())) {
-                    names.add(e.component());
-                }
-            }
-        }
-        return names;
     }
 
     /** Check name and status -> the detail of each device where it warns or fails, in device order. */

@@ -338,16 +338,6 @@ class AnalyzeCheckpointTest {
     private Path copyExample(String example) throws IOException {
         Path from = Path.of("examples", example);
         Path to = tmp.resolve(example);
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-        return to;
+        return io.hbmledger.testing.TestFiles.copyTree(from, to);
     }
 }
