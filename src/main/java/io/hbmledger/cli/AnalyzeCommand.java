@@ -9,11 +9,16 @@ import io.hbmledger.load.EvidenceLoader;
 import io.hbmledger.load.FileOptions;
 import io.hbmledger.load.LoadRequest;
 import io.hbmledger.load.LoadedRun;
+import io.hbmledger.report.ExplainTextWriter;
+import io.hbmledger.report.HtmlReportWriter;
 import io.hbmledger.report.LedgerJsonWriter;
 import io.hbmledger.report.LedgerTextWriter;
 import io.hbmledger.report.ReportFile;
+import io.hbmledger.report.SummaryTextWriter;
+import io.hbmledger.report.TimelineBuilder;
 import io.hbmledger.run.RunDirectory;
 import io.hbmledger.verdict.Finding;
+import io.hbmledger.verdict.RunFacts;
 import io.hbmledger.verdict.RunFactsBuilder;
 import io.hbmledger.verdict.Verdict;
 import java.io.IOException;
@@ -49,8 +54,17 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "RUN", description = "a run directory, or evidence files")
     List<Path> inputs;
 
-    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE})")
-    OutputFormat format;
+    @Option(names = "--format", defaultValue = "text",
+            description = "text (one screen: findings and a table across devices), json (hbm-ledger/report/1) or html"
+                    + " (one self-contained page with charts; a run directory also gets report.html) (default: ${DEFAULT-VALUE})")
+    AnalyzeFormat format;
+
+    @Option(names = "--detail", description = "text: every ledger line with its evidence, note and arithmetic (the full view)")
+    boolean detail;
+
+    @Option(names = "--explain", paramLabel = "COMPONENT",
+            description = "text: one component (e.g. kv_cache, hccl) on every device with all its evidence")
+    String explain;
 
     @Option(names = "--tp", description = "tensor-parallel size (evidence files only; default 1)")
     Integer tp;
@@ -102,7 +116,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--kv-cache-dtype", description = "vLLM --kv-cache-dtype, for KV bytes per token (evidence files only; default auto)")
     String kvCacheDtype;
 
-    @Option(names = "--all-devices", description = "print every device's full ledger (by default, above 4 devices a summary and the notable devices)")
+    @Option(names = "--all-devices", description = "the --detail view with every device's full ledger (--detail alone, above 4 devices: a summary and the notable devices)")
     boolean allDevices;
 
     @Option(names = "--no-write", description = "do not write report.json into the run directory")
@@ -150,26 +164,50 @@ public final class AnalyzeCommand implements Callable<Integer> {
         if (runDir != null) {
             ledger = ledger.withCollection(runDir.manifest().status(), runDir.manifest().incompleteReasons());
         }
-        List<Finding> findings = Verdict.findings(RunFactsBuilder.build(run.evidence(), ledger,
-                UtilizationFlags.figures(utilizations)));
-        String json = new LedgerJsonWriter().toJson(ledger, findings, layout, run.runName());
-        String shown;
-        if (format == OutputFormat.json) {
-            shown = json;
-        } else {
-            StringWriter buf = new StringWriter();
-            new LedgerTextWriter(allDevices).write(ledger, findings, layout, run.runName(),
-                    runDir == null ? null : runDir.manifest().source(), new PrintWriter(buf));
-            shown = buf.toString();
+        RunFacts facts = RunFactsBuilder.build(run.evidence(), ledger, UtilizationFlags.figures(utilizations));
+        List<Finding> findings = Verdict.findings(facts);
+        if (explain != null && !ExplainTextWriter.components(ledger).contains(explain)) {
+            err.println("hbm-ledger: --explain " + explain + ": no such component in this ledger; it has "
+                    + String.join(", ", ExplainTextWriter.components(ledger)));
+            err.flush();
+            return Main.EXIT_BAD_INPUT;
         }
-        if (runDir != null && !noWrite) {
+        boolean write = runDir != null && !noWrite;
+        // Jackson is loaded only when JSON is shown or written: a text run of files skips its start-up
+        String json = format == AnalyzeFormat.json || write ? new LedgerJsonWriter().toJson(ledger, findings, layout, run.runName()) : null;
+        String source = runDir == null ? null : runDir.manifest().source();
+        boolean html = format == AnalyzeFormat.html || write;
+        String page = html ? new HtmlReportWriter().toHtml(ledger, findings, layout, run.runName(), source,
+                TimelineBuilder.build(run.evidence(), ledger, runDir == null ? Map.of() : runDir.manifest().moments()),
+                HtmlReportWriter.budgets(facts)) : null;
+        String shown = switch (format) {
+            case json -> json;
+            case html -> page;
+            case text -> text(ledger, findings, layout, run.runName(), source);
+        };
+        if (write) {
             // exit stays 0 when report.json cannot be written: the warning says why
             ReportFile.write(runDir.dir(), json).ifPresent(w -> err.println("hbm-ledger: warning: " + w));
+            ReportFile.write(runDir.dir(), HtmlReportWriter.FILE_NAME, page).ifPresent(w -> err.println("hbm-ledger: warning: " + w));
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(shown);
         out.flush();
         err.flush();
         return failOn != null && failOn.met(ledger, findings) ? Main.EXIT_FAIL_ON : 0;
+    }
+
+    private String text(Ledger ledger, List<Finding> findings, Layout layout, String runName, String source) {
+        StringWriter buf = new StringWriter();
+        PrintWriter w = new PrintWriter(buf);
+        if (explain != null) {
+            new ExplainTextWriter().write(ledger, explain, runName, w);
+        } else if (detail || allDevices) {
+            new LedgerTextWriter(allDevices).write(ledger, findings, layout, runName, source, w);
+        } else {
+            new SummaryTextWriter().write(ledger, findings, layout, runName, source, w);
+        }
+        w.flush();
+        return buf.toString();
     }
 }

@@ -55,15 +55,7 @@ public final class LedgerTextWriter {
         if (source != null && !source.isBlank()) {
             out.println("  evidence from: " + source);
         }
-        StringBuilder dep = new StringBuilder("  deployment:");
-        if (layout.model() != null) {
-            dep.append(' ').append(layout.model());
-        }
-        dep.append(layout.model() == null ? " TP " : "  TP ").append(layout.tp()).append(layout.pp() > 1 ? "  PP " + layout.pp() : "").append("  DP ").append(layout.dp()).append("  devices ")
-                .append(layout.devices()).append(layout.origin() != null
-                        ? " (" + (layout.devicesGiven() ? "" : "devices assumed; ") + layout.origin() + ")"
-                        : layout.devicesGiven() ? "" : " (assumed)");
-        out.println(dep);
+        out.println("  " + ReportHeading.deployment(layout));
         if (!findings.isEmpty()) {
             out.println();
             FindingsTextWriter.write(findings, out);

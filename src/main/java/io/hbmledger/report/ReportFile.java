@@ -25,15 +25,24 @@ public final class ReportFile {
      *     is left there, and what to do), else empty
      */
     public static Optional<String> write(Path runDir, String json) {
-        Path report = runDir.resolve(NAME);
+        return write(runDir, NAME, json);
+    }
+
+    /**
+     * Writes one view of the report (report.json, report.html) into the run directory.
+     *
+     * @return a warning when it could not be written, else empty
+     */
+    public static Optional<String> write(Path runDir, String name, String content) {
+        Path report = runDir.resolve(name);
         try {
-            AtomicFile.write(report, json.getBytes(StandardCharsets.UTF_8));
+            AtomicFile.write(report, content.getBytes(StandardCharsets.UTF_8));
             return Optional.empty();
         } catch (IOException e) {
             // The ledger, the command's answer, is printed whole; report.json is its copy on disk.
             // The warning says why and what an older report.json means.
-            return Optional.of("report.json not written: " + FileProblem.cannotWrite(report, e) + ". "
-                    + (Files.exists(report) ? "The report.json there is from an earlier analysis and was NOT updated. " : "")
+            return Optional.of(name + " not written: " + FileProblem.cannotWrite(report, e) + ". "
+                    + (Files.exists(report) ? "The " + name + " there is from an earlier analysis and was NOT updated. " : "")
                     + "The ledger is printed below (exit 0). To keep the report elsewhere use --format json > FILE;"
                     + " to skip writing it use --no-write; or copy the run directory to a place you may write to.");
         }

@@ -115,11 +115,11 @@ class AnalyzeBadInputTest {
         assertThat(r.err()).contains("--devices 0,1 lists 2 devices but TP 1 x DP 1 = 1 rank")
                 .contains("[1] would be ranks that do not exist").contains("--tp, --dp, --pp").contains("(--devices 0)");
         // the same devices under TP 1 x PP 2 are two ranks: accepted, and the heading says PP
-        CliRun pp = CliRun.of("analyze", idle.toString(), "--tp", "1", "--pp", "2", "--devices", "0,1");
+        CliRun pp = CliRun.of("analyze", idle.toString(), "--tp", "1", "--pp", "2", "--devices", "0,1", "--detail");
         assertThat(pp.exit()).as(pp.err()).isZero();
         assertThat(pp.out()).contains("TP 1  PP 2  DP 1  devices [0, 1]").contains("device 1, rank 1");
         // fewer devices than ranks is one node of several: still a note, not a refusal
-        CliRun node = CliRun.of("analyze", idle.toString(), "--tp", "2", "--devices", "0");
+        CliRun node = CliRun.of("analyze", idle.toString(), "--tp", "2", "--devices", "0", "--detail");
         assertThat(node.exit()).as(node.err()).isZero();
         assertThat(node.out()).contains("ranks beyond the list (other nodes?) have no ledger here");
 

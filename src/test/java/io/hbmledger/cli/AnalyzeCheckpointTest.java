@@ -142,7 +142,7 @@ class AnalyzeCheckpointTest {
         assertThat(total.get("confidence").asText()).isEqualTo("exact");
         assertThat(io.hbmledger.report.ReportSchemaTestAccess.validate(mapper.writeValueAsString(rep))).isEmpty();
 
-        CliRun text = CliRun.of("analyze", run.toString(), "--no-write");
+        CliRun text = CliRun.of("analyze", run.toString(), "--no-write", "--detail");
         assertThat(text.out()).containsPattern("weights_checkpoint\\s+\\(6\\.88\\)\\s+estimated")
                 .containsPattern("weights_checkpoint_total\\s+27\\.51\\s+exact");
     }
@@ -338,16 +338,6 @@ class AnalyzeCheckpointTest {
     private Path copyExample(String example) throws IOException {
         Path from = Path.of("examples", example);
         Path to = tmp.resolve(example);
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-        return to;
+        return io.hbmledger.testing.TestFiles.copyTree(from, to);
     }
 }

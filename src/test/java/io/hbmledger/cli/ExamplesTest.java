@@ -8,7 +8,6 @@ import io.hbmledger.testing.Corpus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,17 +29,7 @@ class ExamplesTest {
     private Path copy(String example) throws IOException {
         Path from = Path.of("examples", example);
         Path to = tmp.resolve(example);
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-        return to;
+        return io.hbmledger.testing.TestFiles.copyTree(from, to);
     }
 
     private static JsonNode entry(JsonNode device, String component) {
@@ -119,8 +108,8 @@ class ExamplesTest {
         // and it validates against the published schema
         assertThat(io.hbmledger.report.ReportSchemaTestAccess.validate(r.out())).isEmpty();
 
-        // The text table: every figure with its source and confidence, unknown spelled out.
-        CliRun t = CliRun.of("analyze", run.toString(), "--no-write");
+        // The detail view: every figure with its source and confidence, unknown spelled out.
+        CliRun t = CliRun.of("analyze", run.toString(), "--no-write", "--detail");
         assertThat(t.out()).containsPattern("weights\\s+15\\.78\\s+reported\\s+evidence/vllm-startup\\.log:46 \"15\\.7847 GB\"")
                 .containsPattern("used\\s+unknown\\s+unknown")
                 .containsPattern("graph_pool\\s+unknown\\s+unknown");

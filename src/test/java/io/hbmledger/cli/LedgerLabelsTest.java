@@ -36,7 +36,7 @@ class LedgerLabelsTest {
     void summaryCallsADeviceWithoutAnyDataNoDataNotNoWarnings() {
         String csv = Corpus.file(CSV).toString();
         // TP 8 over a 2-GPU sample: devices 2-7 have no row at all
-        CliRun r = CliRun.of("analyze", csv, "--moment", csv + "=ready", "--tp", "8");
+        CliRun r = CliRun.of("analyze", csv, "--moment", csv + "=ready", "--tp", "8", "--detail");
         assertThat(r.out()).containsPattern("device:2\\s+2\\s+unknown\\s+unknown\\s+-\\s+unknown\\s+no data");
         assertThat(r.out()).containsPattern("gpu:0\\s+0\\s+15\\.92\\s+0\\.10\\s+-\\s+0\\.10\\s+no warnings");
     }
@@ -78,7 +78,7 @@ class LedgerLabelsTest {
         Files.writeString(log, "INFO 11-29 10:00:41 [gpu_model_runner.py:1892] Model loading took 60.1 GiB and 21.3 seconds\n"
                 + "INFO 11-29 10:00:55 [gpu_worker.py:276] Available KV cache memory: -1.50 GiB\n"
                 + "ERROR 11-29 10:00:55 [core.py:515] ValueError: No available memory for the cache blocks.\n");
-        CliRun r = CliRun.of("analyze", log.toString(), "--moment", log + "=startup");
+        CliRun r = CliRun.of("analyze", log.toString(), "--moment", log + "=startup", "--detail");
         assertThat(r.out()).contains("status: failed", "moment: failed_start")
                 .contains("the server did not start: vLLM found no memory left for the KV cache (" + log + ":2 \"-1.50 GiB\")");
     }

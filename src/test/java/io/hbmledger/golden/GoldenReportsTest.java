@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestFactory;
 import picocli.CommandLine;
 
 /**
- * Text and JSON reports of every bundled example, every corpus file and every shared case,
+ * Text (one screen and --detail) and JSON reports of every bundled example, every corpus file and every shared case,
  * compared with golden files made by the code as it was before a change. A restructuring must
  * keep them byte for byte; a change meant to alter a report regenerates them on purpose with
  * {@code mvn test -Dtest=GoldenReportsTest -Dgolden.update=true} and the diff of
@@ -34,7 +34,7 @@ class GoldenReportsTest {
         List<DynamicTest> tests = new ArrayList<>();
         for (String example : List.of("a3-llama3.1-8b-eagle3", "910b2c-deepseek-r1-tp16-oom")) {
             String dir = "examples/" + example;
-            tests.add(golden("example-" + example + ".txt", "analyze", "--no-write", dir));
+            tests.addAll(text("example-" + example, "analyze", "--no-write", dir));
             tests.add(golden("example-" + example + "-all.txt", "analyze", "--no-write", "--all-devices", dir));
             tests.add(golden("example-" + example + ".json", "analyze", "--no-write", "--format", "json", dir));
         }
@@ -52,7 +52,7 @@ class GoldenReportsTest {
                     continue;
                 }
                 String arg = "../shared/corpus/" + kind + "/" + name;
-                tests.add(golden("corpus-" + kind + "-" + name + ".txt", "analyze", "--no-write", arg));
+                tests.addAll(text("corpus-" + kind + "-" + name, "analyze", "--no-write", arg));
                 tests.add(golden("corpus-" + kind + "-" + name + ".json",
                         "analyze", "--no-write", "--format", "json", arg));
             }
@@ -72,7 +72,7 @@ class GoldenReportsTest {
                 }
             }
             String name = "case-" + dir.getFileName();
-            tests.add(golden(name + ".txt", args.toArray(String[]::new)));
+            tests.addAll(text(name, args.toArray(String[]::new)));
             List<String> json = new ArrayList<>(args);
             json.add(2, "--format");
             json.add(3, "json");
@@ -85,6 +85,17 @@ class GoldenReportsTest {
         try (Stream<Path> s = Files.list(dir)) {
             return s.sorted().toList();
         }
+    }
+
+    /**
+     * The default one-screen text and the {@code --detail} view. The detail goldens are the text
+     * reports as they were before the one-screen view became the default (only their first line,
+     * the command, gained {@code --detail}): the detail view must stay byte for byte what it was.
+     */
+    private static List<DynamicTest> text(String name, String... args) {
+        List<String> detail = new ArrayList<>(List.of(args));
+        detail.add(2, "--detail");
+        return List.of(golden(name + ".txt", args), golden(name + "-detail.txt", detail.toArray(String[]::new)));
     }
 
     private static DynamicTest golden(String name, String... args) {
