@@ -18,7 +18,9 @@ final class OutsideBudgetRule {
     }
 
     static List<Finding> apply(RunFacts run) {
-        List<Finding> out = new ArrayList<>();
+        // one answer per instance: the device furthest above its budget
+        java.util.Map<String, Finding> most = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Long> mostBytes = new java.util.HashMap<>();
         for (DeviceFacts d : run.devices()) {
             if (d.used() == null || !d.used().known()) {
                 continue;
@@ -29,11 +31,15 @@ final class OutsideBudgetRule {
                 }
                 Optional<Figure> budget = KvBudgetRule.budget(s);
                 if (budget.isPresent() && budget.get().bytes() > 0) {
-                    out.add(outside(d, s, budget.get()));
+                    long over = d.used().bytes() - budget.get().bytes();
+                    if (over > mostBytes.getOrDefault(s.instance(), Long.MIN_VALUE)) {
+                        mostBytes.put(s.instance(), over);
+                        most.put(s.instance(), outside(d, s, budget.get()));
+                    }
                 }
             }
         }
-        return out;
+        return new ArrayList<>(most.values());
     }
 
     private static Finding outside(DeviceFacts d, ServerFacts s, Figure budget) {

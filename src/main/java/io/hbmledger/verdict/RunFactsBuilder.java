@@ -227,7 +227,10 @@ public final class RunFactsBuilder {
             String model = acc == RunFacts.Accelerator.NPU && cap != null && cap.known() && cap.bytes() == 32768 * MIB ? "910B4" : null;
             out.add(new DeviceFacts(d.device(), model, cap, used, procs));
         }
-        out.addAll(sampledOnly(ev, ledger, acc));
+        if (ev.layout() == null || !ev.layout().devicesGiven()) {
+            // the devices were assumed: every card the sample shows may be the one the user asks about
+            out.addAll(sampledOnly(ev, ledger, acc));
+        }
         return out;
     }
 

@@ -14,6 +14,27 @@ public final class Verdict {
     private Verdict() {
     }
 
+    /**
+     * Ranks that share a line without a worker label (one engine's refusal, its budget) give the
+     * same finding each: said once, with all their devices.
+     */
+    private static List<Finding> merged(List<Finding> all) {
+        java.util.Map<String, Finding> byText = new java.util.LinkedHashMap<>();
+        for (Finding f : all) {
+            String key = f.kind() + "\u0000" + f.instance() + "\u0000" + f.text();
+            Finding seen = byText.get(key);
+            if (seen == null) {
+                byText.put(key, f);
+            } else {
+                java.util.LinkedHashSet<String> devices = new java.util.LinkedHashSet<>(seen.devices());
+                devices.addAll(f.devices());
+                byText.put(key, new Finding(seen.kind(), seen.severity(), List.copyOf(devices), seen.instance(),
+                        seen.text(), seen.figures(), seen.advice()));
+            }
+        }
+        return new ArrayList<>(byText.values());
+    }
+
     public static List<Finding> findings(RunFacts run) {
         List<Finding> all = new ArrayList<>();
         all.addAll(StartRefusedRule.apply(run));
@@ -26,6 +47,6 @@ public final class Verdict {
         all.addAll(WhatFitsRule.apply(run));
         all.addAll(HeadroomRule.apply(run));
         all.sort(Comparator.comparing(Finding::severity));
-        return List.copyOf(all);
+        return List.copyOf(merged(all));
     }
 }

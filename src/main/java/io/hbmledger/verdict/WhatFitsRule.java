@@ -26,15 +26,20 @@ final class WhatFitsRule {
     }
 
     static List<Finding> apply(RunFacts run) {
-        List<Finding> out = new ArrayList<>();
+        // one answer per instance: its rank with the most memory before the KV cache, the one that
+        // decides whether a request fits
+        java.util.Map<String, Finding> worst = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Long> worstNonKv = new java.util.HashMap<>();
         for (ServerFacts s : run.servers()) {
             Optional<Figure> perToken = perToken(s);
             Optional<Figure> nonKv = nonKv(s);
-            if (perToken.isPresent() && nonKv.isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN)) {
-                out.add(fits(s, perToken.get(), nonKv.get()));
+            if (perToken.isPresent() && nonKv.isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN)
+                    && nonKv.get().bytes() > worstNonKv.getOrDefault(s.instance(), Long.MIN_VALUE)) {
+                worstNonKv.put(s.instance(), nonKv.get().bytes());
+                worst.put(s.instance(), fits(s, perToken.get(), nonKv.get()));
             }
         }
-        return out;
+        return new ArrayList<>(worst.values());
     }
 
     /** The memory the budget holds besides the KV cache. */
