@@ -4,10 +4,10 @@ import io.hbmledger.run.AtomicFile;
 import io.hbmledger.run.FileProblem;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.load.ModelLoader;
 import io.hbmledger.evidence.modelconfig.ModelConfig;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
 import io.hbmledger.evidence.safetensors.ManifestJson;
-import io.hbmledger.evidence.safetensors.ModelDirectory;
 import io.hbmledger.report.WeightsJsonWriter;
 import io.hbmledger.report.WeightsTextWriter;
 import io.hbmledger.weights.Checkpoint;
@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -106,8 +105,9 @@ public final class WeightsCommand implements Callable<Integer> {
         CheckpointManifest manifest;
         Checkpoint ckpt;
         try {
-            manifest = ModelDirectory.open(model);
-            ckpt = Checkpoint.from(manifest);
+            ModelLoader.LoadedModel loaded = ModelLoader.load(model);
+            manifest = loaded.manifest();
+            ckpt = loaded.checkpoint();
         } catch (EvidenceException e) {
             err.println("hbm-ledger: " + e.getMessage());
             err.flush();
