@@ -1,0 +1,128 @@
+package io.hbmledger.collect.nodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hbmledger.collect.CollectSettings;
+import io.hbmledger.collect.Collector;
+import io.hbmledger.collect.ExecutionSpec;
+import io.hbmledger.collect.Executions;
+import io.hbmledger.collect.Workload;
+import io.hbmledger.evidence.npusmi.NpuSmiInfoParser;
+import io.hbmledger.evidence.npusmi.NpuSmiProcess;
+import io.hbmledger.run.RunDirectory;
+import io.hbmledger.run.RunManifest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One run across two SIMULATED nodes (each its own sim/bin simulator state): TP 4 on each node,
+ * every phase on both in parallel, one run directory with nodes/NAME/ per node.
+ */
+class MultiNodeCollectTest {
+
+    static final Path MODEL = Path.of("examples/simulated-collect/model").toAbsolutePath();
+
+    @TempDir
+    Path tmp;
+    SimCluster cluster;
+    final ByteArrayOutputStream log = new ByteArrayOutputStream();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    static CollectSettings settings() {
+        return new CollectSettings(2, 1, 1, Duration.ofMillis(200), Duration.ofMillis(300), Duration.ofSeconds(30),
+                Duration.ofSeconds(120), Duration.ofSeconds(60), Duration.ofSeconds(60), 50,
+                new Executions.StopTimeouts(Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(20)),
+                new Workload.Spec("completions", 6, 2, 64, 24, Duration.ofSeconds(30), Duration.ofSeconds(90)), null);
+    }
+
+    /** TP 4 on each node, its own port; the data-parallel rank of each node's server is its node rank. */
+    static ExecutionSpec spec(int basePort, int rank, Path workDir) {
+        return ExecutionSpec.fromCommand(List.of("vllm", "serve", MODEL.toString(), "--tensor-parallel-size", "4",
+                "--data-parallel-rank", Integer.toString(rank), "--port", Integer.toString(basePort + rank)),
+                null, List.of(0, 1, 2, 3), Map.of(), 50, workDir.toString());
+    }
+
+    static int freePorts() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            int p = s.getLocalPort();
+            return p > 60000 ? p - 1000 : p;
+        }
+    }
+
+    NodeSet nodeSet() {
+        return new NodeSet(cluster.nodes, settings(), new PrintStream(log, true, StandardCharsets.UTF_8));
+    }
+
+    String output() {
+        return log.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void twoNodesTp4CollectedEndToEndIntoOneRun() throws Exception {
+        cluster = new SimCluster(tmp, 2, 8);
+        int port = freePorts();
+        Path run = tmp.resolve("run");
+
+        Collector.Outcome o = nodeSet().standalone(run, rank -> spec(port, rank, tmp));
+
+        RunManifest top = RunDirectory.open(run).manifest();
+        assertThat(o).as(output() + top.incompleteReasons()).isEqualTo(Collector.Outcome.COMPLETE);
+        assertThat(top.mode()).isEqualTo("multinode");
+        assertThat(top.status()).isEqualTo("complete");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> nodes = (List<Map<String, Object>>) top.extra().get("nodes");
+        assertThat(nodes).extracting(n -> n.get("name")).containsExactly("sim-node-0", "sim-node-1");
+        assertThat(nodes).allSatisfy(n -> {
+            assertThat(n.get("status")).isEqualTo("complete");
+            assertThat(n.get("clock").toString()).contains("start={offset_ms=", "end={offset_ms=");
+        });
+        // one host: the clocks are one clock, so the offsets are within the round trips
+        @SuppressWarnings("unchecked")
+        Map<String, Object> clock = (Map<String, Object>) top.extra().get("clock");
+        assertThat(((Number) clock.get("spread_start_ms")).longValue())
+                .isLessThanOrEqualTo(((Number) clock.get("max_round_trip_start_ms")).longValue());
+        assertThat(clock).containsKey("skew_ms");
+        assertThat(top.extra().get("phases_done")).isEqualTo(top.extra().get("phases_planned"));
+        for (int i = 0; i < 2; i++) {
+            Path node = run.resolve("nodes/sim-node-" + i);
+            RunManifest m = RunDirectory.open(node).manifest();
+            assertThat(m.status()).isEqualTo("complete");
+            assertThat(m.deployment().tp()).isEqualTo(4);
+            // each node's own simulated devices: idle at baseline, its server on NPUs 0-3 once ready
+            assertThat(NpuSmiInfoParser.processes(Files.readString(node.resolve("npu-smi/baseline-001.txt")))).isEmpty();
+            assertThat(NpuSmiInfoParser.processes(Files.readString(node.resolve("npu-smi/ready-001.txt"))))
+                    .extracting(NpuSmiProcess::device).containsExactlyInAnyOrder(0, 1, 2, 3);
+            assertThat(Files.readString(node.resolve("execution/server.log"))).contains("Worker_TP3");
+            assertThat(m.evidence()).anyMatch(e -> e.file().contains("/npu_module_mem_"));
+        }
+        // samples at the same instant on both nodes: the fixed samples were taken together
+        Instant0 a = Instant0.of(run, "sim-node-0", "baseline-002.txt");
+        Instant0 b = Instant0.of(run, "sim-node-1", "baseline-002.txt");
+        assertThat(Math.abs(a.millis - b.millis)).as("baseline sample 2 on both nodes").isLessThan(3000);
+    }
+
+    /** When a node's sample was taken, as its run.json says. */
+    record Instant0(long millis) {
+        static Instant0 of(Path run, String node, String file) throws Exception {
+            RunManifest m = RunDirectory.open(run.resolve("nodes").resolve(node)).manifest();
+            String at = m.evidence().stream().filter(e -> e.file().endsWith(file)).findFirst().orElseThrow().takenAt();
+            return new Instant0(java.time.OffsetDateTime.parse(at).toInstant().toEpochMilli());
+        }
+    }
+}
