@@ -117,6 +117,73 @@ class MultiNodeCollectTest {
         assertThat(Math.abs(a.millis - b.millis)).as("baseline sample 2 on both nodes").isLessThan(3000);
     }
 
+    /**
+     * Node 1 drops out during the load (its server killed, the node unreachable): node 0 goes on
+     * and finishes whole, the run is incomplete naming node 1; once node 1 is back, resume saves
+     * what its stopped execution left (msprof export, log) and names the phases it cannot retake.
+     */
+    @Test
+    void aNodeKilledMidLoadLeavesTheOthersWholeAndResumeSavesWhatItLeft() throws Exception {
+        cluster = new SimCluster(tmp, 2, 4);
+        int port = freePorts();
+        Path run = tmp.resolve("run");
+        Thread killer = new Thread(() -> dropWhenLoading(run.resolve("nodes/sim-node-1")), "test-node-killer");
+        killer.start();
+
+        Collector.Outcome o = nodeSet().standalone(run, rank -> spec(port, rank, tmp));
+        killer.join();
+
+        RunManifest top = RunDirectory.open(run).manifest();
+        assertThat(o).as(output()).isEqualTo(Collector.Outcome.INCOMPLETE);
+        assertThat(top.status()).isEqualTo("incomplete");
+        assertThat(top.incompleteReasons()).anySatisfy(r -> assertThat(r).startsWith("node sim-node-1 is failed"));
+        assertThat(top.incompleteReasons()).noneMatch(r -> r.contains("sim-node-0"));
+        RunManifest kept = RunDirectory.open(run.resolve("nodes/sim-node-0")).manifest();
+        assertThat(kept.status()).isEqualTo("complete");
+        assertThat(kept.evidence()).anyMatch(e -> "after".equals(e.moment())).anyMatch(e -> e.file().contains("npu_mem_"));
+        RunManifest dropped = RunDirectory.open(run.resolve("nodes/sim-node-1")).manifest();
+        assertThat(dropped.status()).isEqualTo("failed");
+        // what node 1 took before it dropped out stays named and on disk
+        assertThat(dropped.evidence()).anyMatch(e -> "baseline".equals(e.moment())).anyMatch(e -> "ready".equals(e.moment()));
+        for (var e : dropped.evidence()) {
+            assertThat(run.resolve("nodes/sim-node-1").resolve(e.file())).exists();
+        }
+
+        cluster.hosts.get(1).comeBack();
+        Collector.Outcome resumed = nodeSet().resume(run);
+
+        RunManifest after = RunDirectory.open(run).manifest();
+        assertThat(resumed).as(output()).isEqualTo(Collector.Outcome.INCOMPLETE);
+        RunManifest node1 = RunDirectory.open(run.resolve("nodes/sim-node-1")).manifest();
+        assertThat(node1.mode()).isEqualTo("resume");
+        assertThat(node1.evidence()).anyMatch(e -> e.file().contains("npu_module_mem_"));
+        assertThat(node1.incompleteReasons()).anyMatch(r -> r.startsWith("phase after was not finished"));
+        assertThat(after.incompleteReasons()).anySatisfy(r -> assertThat(r).startsWith("node sim-node-1 is incomplete"));
+        assertThat(RunDirectory.open(run.resolve("nodes/sim-node-0")).manifest()).isEqualTo(kept);
+    }
+
+    /** Waits until the node's collection is in its load phase, then kills its server and cuts it off. */
+    private void dropWhenLoading(Path nodeDir) {
+        try {
+            long until = System.nanoTime() + Duration.ofMinutes(4).toNanos();
+            while (System.nanoTime() < until) {
+                if (Files.exists(nodeDir.resolve("run.json")) && Files.readString(nodeDir.resolve("run.json")).contains("\"phase\" : \"load\"")) {
+                    Thread.sleep(400);
+                    for (var r : cluster.store.list()) {
+                        if (r.host().equals("sim-node-1")) {
+                            new io.hbmledger.collect.LocalHost().signalGroup(r.pgid(), "KILL");
+                        }
+                    }
+                    cluster.hosts.get(1).dropOut();
+                    return;
+                }
+                Thread.sleep(100);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** When a node's sample was taken, as its run.json says. */
     record Instant0(long millis) {
         static Instant0 of(Path run, String node, String file) throws Exception {

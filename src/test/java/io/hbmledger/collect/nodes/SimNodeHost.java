@@ -32,6 +32,11 @@ final class SimNodeHost implements Host {
         gone = true;
     }
 
+    /** The node answers again (network back), for resume. */
+    void comeBack() {
+        gone = false;
+    }
+
     private LocalHost up() throws IOException {
         if (gone) {
             throw new IOException("node " + name + " does not answer (connection lost)");
