@@ -115,6 +115,31 @@ class MultiNodeCollectTest {
         Instant0 a = Instant0.of(run, "sim-node-0", "baseline-002.txt");
         Instant0 b = Instant0.of(run, "sim-node-1", "baseline-002.txt");
         assertThat(Math.abs(a.millis - b.millis)).as("baseline sample 2 on both nodes").isLessThan(3000);
+
+        // analyze: one ledger per device across the cluster, devices named per node, global ranks
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cl = io.hbmledger.cli.Main.newCommandLine();
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        assertThat(cl.execute("analyze", run.toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("Multi-node run", "2 nodes, 8 devices", "== node sim-node-0", "== node sim-node-1");
+        assertThat(out.toString()).containsPattern("sim-node-1 +sim-node-1/npu:3/chip:0 +7 ");
+        com.fasterxml.jackson.databind.JsonNode report = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(run.resolve("report.json").toFile());
+        List<String> names = new java.util.ArrayList<>();
+        List<Integer> ranks = new java.util.ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode d : report.path("devices")) {
+            names.add(d.path("device").asText());
+            d.path("ranks").forEach(r -> ranks.add(r.asInt()));
+            assertThat(d.path("used_bytes").isNull()).as("used from the node's own npu-smi sample").isFalse();
+        }
+        assertThat(names).containsExactly("sim-node-0/npu:0/chip:0", "sim-node-0/npu:1/chip:0", "sim-node-0/npu:2/chip:0",
+                "sim-node-0/npu:3/chip:0", "sim-node-1/npu:0/chip:0", "sim-node-1/npu:1/chip:0", "sim-node-1/npu:2/chip:0",
+                "sim-node-1/npu:3/chip:0");
+        // global rank = data-parallel rank x TP 4 + local rank
+        assertThat(ranks).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThat(report.path("status").asText()).isEqualTo("complete");
     }
 
     /**
