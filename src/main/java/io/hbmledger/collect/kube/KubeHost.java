@@ -117,17 +117,12 @@ public final class KubeHost implements Host {
         if (!r.ok() || !stat.contains(")")) {
             return null;
         }
-        // field 22 (starttime), counted after the ")" that ends the command name
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-        return f.length > 19 ? f[19] : null;
+        return LocalHost.statStartTime(stat);
     }
 
     @Override
     public void signalGroup(long pgid, String signal) throws IOException {
-        if (!List.of("INT", "TERM", "KILL").contains(signal)) {
-            throw new IllegalArgumentException("signal " + signal + " is not one of INT, TERM, KILL");
-        }
-        sh("kill -\"$1\" -\"$2\" 2>/dev/null; exit 0", signal, Long.toString(pgid));
+        sh("kill -\"$1\" -\"$2\" 2>/dev/null; exit 0", LocalHost.checkedSignal(signal), Long.toString(pgid));
     }
 
     @Override
