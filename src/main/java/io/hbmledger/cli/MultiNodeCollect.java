@@ -51,19 +51,19 @@ final class MultiNodeCollect {
                 Host h = SshHost.connect(t, o.identity != null ? o.identity : home.resolve(".ssh/id_ed25519"),
                         o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30));
                 hosts.add(h);
-                nodes.add(node(h, store));
             }
             Kubectl kubectl = Kubectl.of(o.kubeconfig, o.kubeContext);
             for (KubeTarget t : NodeTargets.pods(o.kube, o.kubeSelector, kubectl)) {
-                Host h = new KubeHost(kubectl, t, o.remoteEnv);
-                hosts.add(h);
-                nodes.add(node(h, store));
+                hosts.add(new KubeHost(kubectl, t, o.remoteEnv));
             }
-            if (nodes.isEmpty()) {
+            if (hosts.isEmpty()) {
                 throw new ArgumentException("no node: --host, --hostfile, --kube or --kube-selector named none");
             }
             io.hbmledger.collect.Accelerator kind = o.accelerator != null ? io.hbmledger.collect.Accelerator.parse(o.accelerator)
-                    : io.hbmledger.collect.Accelerator.detect(nodes.get(0).host());
+                    : io.hbmledger.collect.Accelerator.detect(hosts.get(0));
+            for (Host h : hosts) {
+                nodes.add(node(h, store, kind));
+            }
             NodeSet set = new NodeSet(nodes, o.settings(kind), log);
             Thread hook = new Thread(() -> set.interrupt("SIGINT or SIGTERM"), "hbm-ledger-collect-interrupt");
             Runtime.getRuntime().addShutdownHook(hook);
@@ -108,7 +108,7 @@ final class MultiNodeCollect {
                 o.noMsprof ? null : o.msprofHz, null);
     }
 
-    private Node node(Host h, ExecutionStore store) throws IOException {
+    private Node node(Host h, ExecutionStore store, io.hbmledger.collect.Accelerator kind) throws IOException {
         String root = o.remoteStateDir;
         if (root == null) {
             var r = h.run(List.of("printenv", "HOME"), Map.of(), Duration.ofSeconds(20));
@@ -117,6 +117,6 @@ final class MultiNodeCollect {
             }
             root = r.stdoutText().strip() + "/.hbm-ledger/executions";
         }
-        return new Node(Node.nameOf(h.name()), h, new Executions(h, store, root));
+        return new Node(Node.nameOf(h.name()), h, new Executions(h, store, root, kind));
     }
 }

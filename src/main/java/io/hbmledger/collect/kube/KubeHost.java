@@ -88,8 +88,10 @@ public final class KubeHost implements Host {
     public long startGroup(List<String> argv, Map<String, String> extraEnv, String workDir, String logFile) throws IOException {
         List<String> args = new ArrayList<>(List.of(workDir, logFile));
         args.addAll(argv);
-        CommandResult r = sh("cd \"$1\" || exit 1; log=$2; shift 2; umask 077; setsid \"$@\" </dev/null >>\"$log\" 2>&1 & echo $!",
-                args, extraEnv, Duration.ofSeconds(60));
+        // answers once the child leads its own group: whatever ends the exec's own group then cannot reach it
+        CommandResult r = sh("cd \"$1\" || exit 1; log=$2; shift 2; umask 077; setsid \"$@\" </dev/null >>\"$log\" 2>&1 & p=$!;"
+                + " i=0; while [ \"$(ps -o pgid= -p \"$p\" | tr -d ' ')\" != \"$p\" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done;"
+                + " echo \"$p\"", args, extraEnv, Duration.ofSeconds(60));
         String pid = r.stdoutText().strip();
         if (!r.ok() || !pid.matches("\\d+")) {
             throw new CollectException("could not start " + argv.get(0) + " in " + target + ": " + r.stderrText().strip());
