@@ -155,6 +155,15 @@ public final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter err) throws IOException, EvidenceException, BadInputException {
+        if (inputs.size() == 1 && io.hbmledger.load.NodeRuns.isMultiNode(inputs.get(0))) {
+            NodeRunAnalysis.Result r = NodeRunAnalysis.run(inputs.get(0), format == AnalyzeFormat.json, allDevices, noWrite,
+                    UtilizationFlags.figures(utilizations), err);
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(r.shown());
+            out.flush();
+            err.flush();
+            return failOn != null && failOn.met(r.ledger(), r.findings()) ? Main.EXIT_FAIL_ON : 0;
+        }
         FileOptions files = new FileOptions(tp, dp, pp, ep, dtype, kvCacheDtype, devices, moments, fileDevices, model, instants);
         LoadedRun run = new EvidenceLoader(w -> err.println("hbm-ledger: warning: " + w))
                 .load(new LoadRequest(inputs, files, serverPids, modelDir));

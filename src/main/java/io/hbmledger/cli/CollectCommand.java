@@ -118,7 +118,18 @@ public final class CollectCommand implements Callable<Integer> {
     double stopTimeout;
     @Option(names = "--api-key-env", paramLabel = "VAR", description = "environment variable holding the server's API key (default: the command's --api-key)")
     String apiKeyEnv;
-    @Option(names = "--host", paramLabel = "USER@HOST[:PORT]", description = "collect on another host over SSH")
+    @Option(names = "--host", paramLabel = "USER@HOST[:PORT]", description = "collect on another host over SSH; repeated: on every node of a multi-node deployment")
+    List<String> sshTargets = new java.util.ArrayList<>();
+    @Option(names = "--hostfile", paramLabel = "FILE", description = "the nodes of a multi-node deployment, one USER@HOST[:PORT] a line")
+    Path hostfile;
+    @Option(names = "--kube", paramLabel = "NAMESPACE/POD[:CONTAINER]", description = "collect in a Kubernetes pod through kubectl exec; repeatable")
+    List<String> kube = new java.util.ArrayList<>();
+    @Option(names = "--kube-selector", paramLabel = "NAMESPACE/SELECTOR", description = "every pod a label selector names, e.g. serving/app=vllm")
+    String kubeSelector;
+    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "kubeconfig for kubectl (default: kubectl's own, KUBECONFIG or ~/.kube/config)")
+    String kubeconfig;
+    @Option(names = "--kube-context", paramLabel = "CONTEXT", description = "kubectl context (default: the kubeconfig's current context)")
+    String kubeContext;
     String sshTarget;
     @Option(names = "--identity", paramLabel = "FILE", description = "SSH private key (default ~/.ssh/id_ed25519)")
     Path identity;
@@ -143,6 +154,17 @@ public final class CollectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintStream log = System.err;
+        List<String> targets;
+        try {
+            targets = NodeTargets.sshTargets(sshTargets, hostfile);
+        } catch (ArgumentException e) {
+            log.println("hbm-ledger collect: " + e.getMessage());
+            return Main.EXIT_BAD_INPUT;
+        }
+        if (targets.size() > 1 || !kube.isEmpty() || kubeSelector != null) {
+            return new MultiNodeCollect(this, targets).call();
+        }
+        sshTarget = targets.isEmpty() ? null : targets.get(0);
         ExecutionStore store;
         try {
             store = ExecutionStore.resolve(stateDir, System.getenv());
@@ -265,7 +287,7 @@ public final class CollectCommand implements Callable<Integer> {
     }
 
     /** Counts and durations that cannot work (no request, a zero wait) are refused before anything runs. */
-    private void checkNumbers() {
+    void checkNumbers() {
         Map<String, Double> atLeastOne = new LinkedHashMap<>();
         atLeastOne.put("--msprof-freq", (double) msprofHz);
         atLeastOne.put("--requests", (double) requests);
@@ -303,7 +325,7 @@ public final class CollectCommand implements Callable<Integer> {
         });
     }
 
-    private Path runDir() {
+    Path runDir() {
         if (out != null) {
             return out;
         }
@@ -358,7 +380,7 @@ public final class CollectCommand implements Callable<Integer> {
         return GpuDevices.toIndices(list, table);
     }
 
-    private CollectSettings settings(Accelerator kind) {
+    CollectSettings settings(Accelerator kind) {
         String key = null;
         if (apiKeyEnv != null) {
             key = System.getenv(apiKeyEnv);

@@ -25,6 +25,7 @@ final class Collection {
 
     private volatile RunJournal journal;
     private volatile Redactor redactor = new Redactor();
+    private volatile PhaseGate gate = PhaseGate.NONE;
     private DeviceLocks locks;
     private String phase = "preflight";
     private boolean interrupted;
@@ -70,6 +71,16 @@ final class Collection {
             journal.phase(p);
         }
         journal.save();
+        gate.arrive("phase:" + p);
+    }
+
+    /** The point where the nodes of one deployment meet (see {@link PhaseGate}); none for one node. */
+    PhaseGate gate() {
+        return gate;
+    }
+
+    void gate(PhaseGate g) {
+        gate = g;
     }
 
     /** Records that a phase finished: resume never redoes it (see {@link RunJournal#done}). */

@@ -34,6 +34,15 @@ public final class Collector {
         this.c = new Collection(host, executions, settings, out);
     }
 
+    /**
+     * Makes this collection meet the collections of the other nodes of its deployment at every
+     * phase and fixed sample (see {@link PhaseGate}); call before the mode runs.
+     */
+    public Collector meetingAt(PhaseGate gate) {
+        c.gate(gate);
+        return this;
+    }
+
     /** The run journal, once the run directory exists; null when a refused run removed it again. */
     public RunJournal journal() {
         return c.keptJournal();

@@ -214,7 +214,7 @@ public final class LocalHost implements Host {
     }
 
     /** Field 22 (starttime) of a /proc/PID/stat line; fields are counted after the ")" of the command name. */
-    static String statStartTime(String stat) {
+    public static String statStartTime(String stat) {
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
         // f[0] is field 3 (state), so field 22 is f[19]
         return f[19];
@@ -227,7 +227,7 @@ public final class LocalHost implements Host {
                 Duration.ofSeconds(10));
     }
 
-    static String checkedSignal(String signal) {
+    public static String checkedSignal(String signal) {
         if (!List.of("INT", "TERM", "KILL").contains(signal)) {
             throw new IllegalArgumentException("signal " + signal + " is not one of INT, TERM, KILL");
         }

@@ -53,8 +53,8 @@ final class RunEnding {
 
     /** The outcome of an exception thrown by a phase: a refusal (nothing started) or a failure. */
     Collector.Outcome failed(Exception e) throws IOException {
-        if (e instanceof Collection.Refusal r) {
-            return fail(r.getMessage(), Collector.Outcome.REFUSED);
+        if (e instanceof Collection.Refusal || e instanceof PhaseGate.PeerRefused) {
+            return fail(e.getMessage(), Collector.Outcome.REFUSED);
         }
         // a file-system failure says why (permission denied, no space left), not only which file
         return fail(e instanceof IOException ioe ? FileProblem.describe(ioe) : e.getMessage(), Collector.Outcome.FAILED);

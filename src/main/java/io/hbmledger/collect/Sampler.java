@@ -25,6 +25,8 @@ final class Sampler {
             if (i > 0) {
                 Executions.sleep(c.settings.sampleInterval());
             }
+            // the nodes of one deployment take each fixed sample together
+            c.gate().arrive("sample:" + moment + ":" + (i + 1));
             sample(moment);
         }
     }

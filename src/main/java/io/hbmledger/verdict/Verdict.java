@@ -49,4 +49,14 @@ public final class Verdict {
         all.sort(Comparator.comparing(Finding::severity));
         return List.copyOf(merged(all));
     }
+
+    /**
+     * The findings that compare the nodes of a multi-node run (each node's own findings come from
+     * {@link #findings} on its facts).
+     */
+    public static List<Finding> acrossNodes(List<NodeFacts> nodes) {
+        List<Finding> all = new ArrayList<>(NodeComparisonRule.apply(nodes));
+        all.sort(Comparator.comparing(Finding::severity));
+        return List.copyOf(all);
+    }
 }

@@ -1,0 +1,122 @@
+package io.hbmledger.cli;
+
+import io.hbmledger.collect.ArgumentException;
+import io.hbmledger.collect.CollectException;
+import io.hbmledger.collect.Collector;
+import io.hbmledger.collect.ExecutionSpec;
+import io.hbmledger.collect.ExecutionStore;
+import io.hbmledger.collect.Executions;
+import io.hbmledger.collect.Host;
+import io.hbmledger.collect.kube.KubeHost;
+import io.hbmledger.collect.kube.KubeTarget;
+import io.hbmledger.collect.kube.Kubectl;
+import io.hbmledger.collect.nodes.Node;
+import io.hbmledger.collect.nodes.NodeSet;
+import io.hbmledger.collect.ssh.SshHost;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code collect} over several hosts or pods: one run directory with {@code nodes/NAME/} per node
+ * (see {@link NodeSet}). The command may hold {@code {node_rank}} (0 for the first host), replaced
+ * per node, e.g. {@code --data-parallel-rank {node_rank}} for vLLM's multi-node data parallel.
+ */
+final class MultiNodeCollect {
+
+    static final String NODE_RANK = "{node_rank}";
+
+    private final CollectCommand o;
+    private final List<String> sshTargets;
+
+    MultiNodeCollect(CollectCommand options, List<String> sshTargets) {
+        this.o = options;
+        this.sshTargets = sshTargets;
+    }
+
+    int call() throws IOException {
+        PrintStream log = System.err;
+        List<Host> hosts = new ArrayList<>();
+        try {
+            ExecutionStore store = ExecutionStore.resolve(o.stateDir, System.getenv());
+            store.prepare();
+            o.checkNumbers();
+            List<Node> nodes = new ArrayList<>();
+            for (String t : sshTargets) {
+                Path home = Path.of(System.getProperty("user.home"));
+                Host h = SshHost.connect(t, o.identity != null ? o.identity : home.resolve(".ssh/id_ed25519"),
+                        o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30));
+                hosts.add(h);
+            }
+            Kubectl kubectl = Kubectl.of(o.kubeconfig, o.kubeContext);
+            for (KubeTarget t : NodeTargets.pods(o.kube, o.kubeSelector, kubectl)) {
+                hosts.add(new KubeHost(kubectl, t, o.remoteEnv));
+            }
+            if (hosts.isEmpty()) {
+                throw new ArgumentException("no node: --host, --hostfile, --kube or --kube-selector named none");
+            }
+            io.hbmledger.collect.Accelerator kind = o.accelerator != null ? io.hbmledger.collect.Accelerator.parse(o.accelerator)
+                    : io.hbmledger.collect.Accelerator.detect(hosts.get(0));
+            for (Host h : hosts) {
+                nodes.add(node(h, store, kind));
+            }
+            NodeSet set = new NodeSet(nodes, o.settings(kind), log);
+            Thread hook = new Thread(() -> set.interrupt("SIGINT or SIGTERM"), "hbm-ledger-collect-interrupt");
+            Runtime.getRuntime().addShutdownHook(hook);
+            Collector.Outcome outcome;
+            Path runDir = o.mode.resume != null ? o.mode.resume : o.runDir();
+            try {
+                if (o.mode.resume != null) {
+                    outcome = set.resume(runDir);
+                } else if (o.mode.attach != null) {
+                    outcome = set.attach(runDir, List.of(o.mode.attach.split(",")));
+                } else {
+                    if (o.command.isEmpty()) {
+                        throw new ArgumentException("no serving command; expected e.g. 'hbm-ledger collect --host a --host b --out runs/x"
+                                + " -- vllm serve /models/NAME --data-parallel-rank {node_rank}'");
+                    }
+                    outcome = set.standalone(runDir, rank -> spec(rank));
+                }
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook ran: it had the last word
+                }
+            }
+            if (outcome != Collector.Outcome.REFUSED) {
+                o.spec.commandLine().getOut().println(runDir.resolve("run.json"));
+            }
+            return outcome.exitCode;
+        } catch (CollectException | IllegalArgumentException e) {
+            log.println("hbm-ledger collect: " + e.getMessage());
+            return Main.EXIT_BAD_INPUT;
+        } finally {
+            for (Host h : hosts) {
+                h.close();
+            }
+        }
+    }
+
+    private ExecutionSpec spec(int rank) {
+        List<String> command = o.command.stream().map(a -> a.replace(NODE_RANK, Integer.toString(rank))).toList();
+        return ExecutionSpec.fromCommand(command, o.port, ExecCommand.parseDevices(o.devices), o.env,
+                o.noMsprof ? null : o.msprofHz, null);
+    }
+
+    private Node node(Host h, ExecutionStore store, io.hbmledger.collect.Accelerator kind) throws IOException {
+        String root = o.remoteStateDir;
+        if (root == null) {
+            var r = h.run(List.of("printenv", "HOME"), Map.of(), Duration.ofSeconds(20));
+            if (!r.ok() || r.stdoutText().isBlank()) {
+                throw new CollectException("cannot find the home directory on " + h.name() + "; pass --remote-state-dir");
+            }
+            root = r.stdoutText().strip() + "/.hbm-ledger/executions";
+        }
+        return new Node(Node.nameOf(h.name()), h, new Executions(h, store, root, kind));
+    }
+}
