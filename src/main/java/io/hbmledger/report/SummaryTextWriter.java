@@ -68,7 +68,9 @@ public final class SummaryTextWriter {
             for (String c : components) {
                 r.add(d.entries().stream().filter(e -> e.component().equals(c)).findFirst().map(SummaryTextWriter::cell).orElse(""));
             }
-            r.add(signed(d.residualBytes()));
+            // nothing counted: the residual is all of used, which reads as "unaccounted" though
+            // every line is merely unknown
+            r.add(d.countedSum() == null ? "?" : signed(d.residualBytes()));
             r.add(d.capacity().known() && d.used().known() ? gib(d.capacity().bytes() - d.used().bytes()) : "?");
             rows.add(r.toArray(String[]::new));
         }

@@ -34,6 +34,14 @@ final class CoTenantsRule {
         }
         Optional<Figure> total = run.servers().stream().filter(s -> s.has(Fact.TOTAL_SEEN))
                 .map(s -> s.fact(Fact.TOTAL_SEEN)).findFirst();
+        if (total.isEmpty()) {
+            // no engine total: the device capacity, which the engine sees somewhat less of, so the
+            // shares' bytes are an upper bound
+            total = run.devices().stream().filter(d -> d.capacity() != null && d.capacity().known())
+                    .map(d -> new Figure("total_seen", d.capacity().bytes(), null, Confidence.INFERRED,
+                            "device capacity, as no log gives the engine's total: an upper bound",
+                            d.capacity().sources())).findFirst();
+        }
         if (shares.size() < 2 || total.isEmpty()) {
             return List.of();
         }
@@ -62,8 +70,9 @@ final class CoTenantsRule {
         }
         figures.addAll(List.of(sumFigure, total.named("total_seen"), asked, eachFigure, eachBytes));
         String text = n + " instances share the device with utilizations " + terms + " = " + ratio(round(sum))
-                + " of the total: they ask " + gib(asked) + " together on a device whose engine sees "
-                + gib(total) + (over ? ", which cannot fit; each utilization is a share of the whole total,"
+                + " of the total: they ask " + gib(asked) + " together on a device whose "
+                + (total.arithmetic() != null && total.arithmetic().startsWith("device capacity")
+                        ? "capacity is " + gib(total) + " (the engine sees somewhat less)" : "engine sees " + gib(total)) + (over ? ", which cannot fit; each utilization is a share of the whole total,"
                 + " not a cumulative fill level." : ".");
         List<String> advice = new ArrayList<>();
         advice.add("Give the " + n + " instances shares that sum to at most ~" + ratio(SIDE_BY_SIDE) + ", e.g. "
@@ -97,7 +106,8 @@ final class CoTenantsRule {
         if (bound.bytes() < nominal.bytes()) {
             advice.add("Instance " + (passed + 1) + " (" + ratio(share.value()) + ", " + gib(Arith.times("b", share, total))
                     + ") could pass the start check only if at most " + gib(bound) + " was in use before it,"
-                    + " less than the " + gib(nominal) + " instances 1-" + passed + " may take: they were not yet at"
+                    + " less than the " + gib(nominal) + (passed == 1 ? " instance 1 may" : " instances 1-" + passed + " may")
+                    + " take: they were not yet at"
                     + " their budgets then, and may still grow into them; which one under-used is unknown.");
         }
         return List.of(bound, nominal);

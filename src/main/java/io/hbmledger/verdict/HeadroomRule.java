@@ -63,6 +63,14 @@ final class HeadroomRule {
 
     private static Finding headroom(DeviceFacts d, RunFacts run) {
         Figure free = Arith.minus("free", d.capacity().named("capacity"), d.used().named("used"));
+        if (free.bytes() < 0) {
+            return new Finding(Finding.Kind.HEADROOM, Finding.Severity.WARN, List.of(d.device()), null,
+                    d.device() + " shows " + gib(d.used()) + " used of " + gib(d.capacity())
+                            + ": used above capacity, so the sample is inconsistent (a cut or edited table, or"
+                            + " two rows joined); nothing is said of its headroom.",
+                    List.of(d.capacity().named("capacity"), d.used().named("used")),
+                    List.of("Paste the table again as npu-smi / nvidia-smi printed it."));
+        }
         List<Figure> figures = new ArrayList<>(List.of(d.capacity().named("capacity"), d.used().named("used"), free));
         String text = String.format(Locale.ROOT, "%s has %s free (%,d MiB): %s of %s used.", d.device(), gib(free),
                 free.bytes() / MIB, gib(d.used()), gib(d.capacity()));

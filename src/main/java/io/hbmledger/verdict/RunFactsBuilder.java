@@ -58,7 +58,7 @@ public final class RunFactsBuilder {
      */
     public static RunFacts build(EvidenceSet ev, Ledger ledger, List<Figure> peerUtilizations) {
         RunFacts.Accelerator acc = accelerator(ev);
-        List<ServerFacts> servers = servers(ev, ledger);
+        List<ServerFacts> servers = withoutEchoes(servers(ev, ledger));
         // --utilizations wins; else the settings a person states in a paste's prose
         List<Figure> peers = new ArrayList<>(peerUtilizations.isEmpty() ? stated(ev) : peerUtilizations);
         for (ServerFacts s : servers) {
@@ -70,15 +70,43 @@ public final class RunFactsBuilder {
         return new RunFacts(servers, devices(ev, ledger, acc), peers, acc);
     }
 
+    /**
+     * The settings a person states in prose, from the first file that states any: several
+     * files (an issue body and a comment) repeat the same instances, they do not add more.
+     */
     private static List<Figure> stated(EvidenceSet ev) {
         List<Figure> out = new ArrayList<>();
+        String from = null;
         for (TaggedObservation t : ev.observations()) {
-            if (t.format() == EvidenceFormat.USER_STATEMENT && t.quantity() == Quantity.MEMORY_UTILIZATION) {
-                out.add(Figure.value("utilization", t.o().value(), Confidence.REPORTED,
-                        "stated by the user", List.of(t.source())));
+            if (t.format() == EvidenceFormat.USER_STATEMENT && t.quantity() == Quantity.MEMORY_UTILIZATION
+                    && (from == null || from.equals(t.file()))) {
+                from = t.file();
+                out.add(Figure.value("utilization", t.o().value(), Confidence.INFERRED,
+                        "as the user states it in prose", List.of(t.source())));
             }
         }
         return out;
+    }
+
+    /**
+     * A log that only repeats another's figures (an issue body quoting the startup log's lines)
+     * is not a second server.
+     */
+    private static List<ServerFacts> withoutEchoes(List<ServerFacts> servers) {
+        List<ServerFacts> out = new ArrayList<>();
+        for (ServerFacts s : servers) {
+            boolean echo = servers.stream().anyMatch(o -> o != s && o.facts().size() > s.facts().size()
+                    && s.facts().entrySet().stream().allMatch(e -> o.has(e.getKey()) && sameNumber(o.fact(e.getKey()), e.getValue())));
+            if (!echo) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    private static boolean sameNumber(Figure a, Figure b) {
+        return a.bytes() != null ? b.bytes() != null && Math.abs(a.bytes() - b.bytes()) <= (5L << 20)
+                : b.value() != null && Math.abs(a.value() - b.value()) < 1e-9;
     }
 
     private static List<ServerFacts> servers(EvidenceSet ev, Ledger ledger) {
@@ -146,7 +174,8 @@ public final class RunFactsBuilder {
             facts.put(f, figure(t));
             if (f == Fact.MAX_CONCURRENCY && t.o().context().tokensPerRequest() != null) {
                 facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().context().tokensPerRequest(),
-                        Confidence.REPORTED, null, List.of(t.source())));
+                        Confidence.REPORTED, null, List.of(new io.hbmledger.ledger.Source(t.file(), t.o().line(),
+                                String.valueOf(t.o().context().tokensPerRequest())))));
             }
             if (f == Fact.OOM_TRIED) {
                 oom = t.source();

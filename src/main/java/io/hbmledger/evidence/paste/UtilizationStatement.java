@@ -5,7 +5,6 @@ import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -13,8 +12,10 @@ import java.util.regex.Pattern;
  * gpu_memory_utilization values a person states in prose, such as vllm-ascend #8621's
  * "第一个实例设置为0.2启动，第二个设置为0.45后启动 ..." after naming {@code --gpu-memory-utilization}:
  * the settings of instances whose logs the paste does not hold. Only a line that names the
- * setting counts, and only ratios in (0, 1] on it; each is its own observation, in the order
- * written, with {@code component} = {@value #STATED}.
+ * setting and speaks of instances (services, containers) counts, so a retried start or a
+ * sampling temperature is not taken for a co-tenant; only ratios in (0, 1] after the setting's
+ * name and before another setting's name (temperature, top_p ...) are read; each is its own
+ * observation, in the order written, with {@code component} = {@value #STATED}.
  */
 final class UtilizationStatement {
 
@@ -22,6 +23,11 @@ final class UtilizationStatement {
 
     private static final Pattern NAMES = Pattern.compile(
             "gpu[-_ ]memory[-_ ]utili[sz]ation|memory utili[sz]ation|显存利用率|显存占用率", Pattern.CASE_INSENSITIVE);
+    private static final Pattern INSTANCES = Pattern.compile(
+            "instances?|services?|containers?|tenants?|实例|容器|服务", Pattern.CASE_INSENSITIVE);
+    private static final Pattern OTHER_SETTING = Pattern.compile(
+            "temperature|top[-_ ]?[pk]|penalty|max[-_ ]?(?:model[-_ ]?len|num[-_ ]?seqs|tokens)|version|v\\d",
+            Pattern.CASE_INSENSITIVE);
     private static final Pattern RATIO = Pattern.compile("(?<![\\w.\\-])(0?\\.\\d{1,4}|1\\.0{1,4})(?![\\w.%])");
 
     private UtilizationStatement() {
@@ -31,10 +37,14 @@ final class UtilizationStatement {
         List<Observation> out = new ArrayList<>();
         for (int i = first; i <= last; i++) {
             String line = lines.get(i - 1);
-            if (!NAMES.matcher(line.toLowerCase(Locale.ROOT)).find() && !NAMES.matcher(line).find()) {
+            Matcher name = NAMES.matcher(line);
+            if (!name.find() || !INSTANCES.matcher(line).find()) {
                 continue;
             }
-            Matcher m = RATIO.matcher(line);
+            String after = line.substring(name.start());
+            Matcher other = OTHER_SETTING.matcher(after);
+            int end = other.find() ? other.start() : after.length();
+            Matcher m = RATIO.matcher(after).region(0, end);
             while (m.find()) {
                 double v = Double.parseDouble(m.group(1));
                 if (v > 0 && v <= 1) {
