@@ -51,7 +51,7 @@ import picocli.CommandLine.Spec;
             "3:the run met the --fail-on level (only with --fail-on)"})
 public final class AnalyzeCommand implements Callable<Integer> {
 
-    @Parameters(arity = "1..*", paramLabel = "RUN", description = "a run directory, or evidence files")
+    @Parameters(arity = "1..*", paramLabel = "RUN", description = "a run directory, evidence files (- for standard input), or a folder of evidence files without run.json")
     List<Path> inputs;
 
     @Option(names = "--format", defaultValue = "text",

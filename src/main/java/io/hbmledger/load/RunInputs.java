@@ -28,6 +28,19 @@ final class RunInputs {
     }
 
     /**
+     * Standard input ({@code -}, a pasted table or log piped in), kept in a private temporary
+     * file named {@code -} so that it is read, cited and moment-guessed like any file.
+     */
+    private static Path stdin() throws IOException {
+        Path dir = Files.createTempDirectory("hbm-ledger-stdin");
+        dir.toFile().deleteOnExit();
+        Path f = dir.resolve("-");
+        Files.copy(System.in, f);
+        f.toFile().deleteOnExit();
+        return f;
+    }
+
+    /**
      * A directory without run.json stands for the evidence files in it (what people attach to
      * an issue): every regular file below it, in name order; msprof exports stay whole; the
      * reports hbm-ledger writes and hidden files are left out.
@@ -35,6 +48,10 @@ final class RunInputs {
     static List<Path> expand(List<Path> inputs) throws IOException, BadInputException {
         List<Path> out = new ArrayList<>();
         for (Path p : inputs) {
+            if (p.toString().equals("-")) {
+                out.add(stdin());
+                continue;
+            }
             if (!Files.isDirectory(p) || MsprofFormats.isExportDir(p)) {
                 out.add(p);
                 continue;
@@ -105,7 +122,7 @@ final class RunInputs {
             if (Files.isDirectory(p) && !MsprofFormats.isExportDir(p)) {
                 throw new BadInputException(p + ": a directory among several inputs; give one run directory, or evidence files");
             }
-            String shown = p.toString();
+            String shown = p.getFileName() != null && p.getFileName().toString().equals("-") ? "-" : p.toString();
             String key = byName.containsKey(shown) ? shown
                     : byName.containsKey(p.getFileName().toString()) ? p.getFileName().toString()
                     : byName.keySet().stream().filter(k -> sameFile(k, p)).findFirst().orElse(null);

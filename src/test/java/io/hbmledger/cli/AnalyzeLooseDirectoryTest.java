@@ -54,4 +54,23 @@ class AnalyzeLooseDirectoryTest {
         assertThat(r.err()).contains("only.png").contains("no ledger written");
         assertThat(r.out()).isEmpty();
     }
+
+    /** `cat npu-smi.txt | hbm-ledger analyze -`: the table piped in is cited as "-". */
+    @Test
+    void standardInput() throws Exception {
+        byte[] table = Files.readAllBytes(Path.of("examples/a3-llama3.1-8b-eagle3/evidence/npu-smi-idle.txt"));
+        java.io.InputStream saved = System.in;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream(table));
+            CliRun r = CliRun.of("analyze", "--format", "json", "-");
+            assertThat(r.exit()).as(r.err()).isZero();
+            JsonNode device = new ObjectMapper().readTree(r.out()).get("devices").get(0);
+            // line 9 of the table: 3412 / 65536 MB on npu:0/chip:0
+            assertThat(device.get("capacity_bytes").asLong()).isEqualTo(65536L << 20);
+            assertThat(device.get("capacity_source").get("file").asText()).isEqualTo("-");
+            assertThat(device.get("capacity_source").get("line").asInt()).isEqualTo(9);
+        } finally {
+            System.setIn(saved);
+        }
+    }
 }
