@@ -3,6 +3,7 @@ package io.hbmledger.run;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.run.RunManifest.EvidenceEntry;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,6 +53,12 @@ public record RunDirectory(Path dir, RunManifest manifest) {
             m = json.parse(bytes);
         } catch (JsonProcessingException e) {
             throw RunJsonError.of(shown, bytes, e);
+        } catch (CharConversionException e) {
+            // Jackson guesses UTF-16/32 from NUL bytes at the start and fails on what follows;
+            // found by RunJsonFuzzTest
+            throw new RunFileException(shown, 1, "expected UTF-8 JSON text, found bytes that are not text in any"
+                    + " Unicode encoding (" + e.getMessage().replaceAll("\\s+", " ")
+                    + "); rewrite run.json as UTF-8 (see docs/run.schema.json)");
         }
         if (m == null) {
             throw new RunFileException(shown, 1, "expected a JSON object, found null");

@@ -254,5 +254,19 @@ class RunDirectoryTest {
         Files.writeString(dir.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\", \"extra\": 5}");
         assertThat(RunDirectory.open(dir).manifest().extra()).containsEntry("extra", 5);
     }
+
+    @Test
+    void runJsonStartingWithNulBytesIsRefusedOnOneLineNotAnIoError() throws Exception {
+        // RunJsonFuzzTest's finding (RunJsonFuzzTestInputs/runJson/finding-utf32-guess-from-nul-bytes):
+        // eight NUL bytes made Jackson read UTF-32 and throw CharConversionException, an IOException
+        Path run = Files.createDirectories(tmp.resolve("nul"));
+        byte[] bytes = new byte[8 + 6];
+        System.arraycopy("{\n #\u0082.".getBytes(StandardCharsets.ISO_8859_1), 0, bytes, 8, 6);
+        Files.write(run.resolve("run.json"), bytes);
+        assertThatThrownBy(() -> RunDirectory.open(run))
+                .isInstanceOf(RunFileException.class)
+                .hasMessageStartingWith(run.resolve("run.json") + ":1: expected UTF-8 JSON text")
+                .hasMessageNotContaining("\n");
+    }
 }
 
