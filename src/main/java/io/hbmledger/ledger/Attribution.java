@@ -8,16 +8,15 @@ import java.util.Map;
 
 /**
  * Turns an evidence set into a ledger: one draft per device of the deployment, the device rules
- * in order, then the run rules. The device's own figures (moment, capacity, used, residual) each
- * have one owner rule that decides them once ({@link DeviceDraft}); a rule reading one runs after
- * its owner. For entries the order matters where a rule qualifies an earlier one's entry (the OOM
- * and process-table rules mark overlapping entries as not counted; the residual and the checks
- * come last).
+ * in order, then the run rules. The device's own figures (moment, capacity, used, residual) and
+ * each ledger line have one owner rule that decides them once ({@link DeviceDraft}); where
+ * several sources could give a figure, the owner weighs them in a stated order (see
+ * docs/ledger-rules.md). The order of this list only puts a rule that reads a figure after the
+ * figure's owner; a rule that takes another's line out of the sum says so ({@link DeviceDraft#refine}).
  *
- * <p>Extension points: msprof rules (HCCL, CANN runtime, other modules, the peak at instants)
- * and checkpoint rules (weights from safetensors headers) are added to {@link #DEVICE_RULES}
- * before {@link MissingComponentsRule}; evidence that belongs to no single device goes to the
- * run's process-level list from a {@link RunRule}.
+ * <p>Extension points: a new source comes in as a candidate its field's owner weighs, or as the
+ * owner of a new line; evidence that belongs to no single device goes to the run's
+ * process-level list from a {@link RunRule}.
  */
 public final class Attribution {
 
@@ -30,9 +29,10 @@ public final class Attribution {
             new SmiSampleRule(),
             new UsedRule(),
             new DriverBaselineRule(),
-            new VllmFiguresRule(),
             new ProfilePeakRule(),
-            new KvFromTokensRule(),
+            new VllmFiguresRule(),
+            new WeightsRule(),
+            new KvCacheRule(),
             new CheckpointWeightsRule(),
             new KvTokensCheck(),
             new OomRule(),
@@ -40,9 +40,8 @@ public final class Attribution {
             new GpuRuntimeRule(),
             new MsprofUsedCheck(),
             new MsprofModulesRule(),
-            new MsprofAllocatorCacheRule(),
+            new AllocatorCacheRule(),
             new MsprofPeakRule(),
-            new MissingComponentsRule(),
             new ResidualRule(),
             new LedgerSumCheck(),
             new BudgetCheck(),

@@ -17,8 +17,9 @@ import java.util.Optional;
  * within 2% or 64 MiB: vLLM's figure is an allocator delta around loading, so rotary caches and
  * small buffers keep even the right plan a few MiB off.
  *
- * <p>When the log has no weights figure for the rank, the checkpoint's share stands in as the
- * weights line, estimated, and says so.
+ * <p>Owner of {@code weights_checkpoint} and its check. When the log has no weights figure for
+ * the rank, the checkpoint's share is {@link WeightsRule}'s second candidate ({@link #standIn}),
+ * estimated, and says so.
  */
 final class CheckpointWeightsRule implements DeviceRule {
 
@@ -26,14 +27,17 @@ final class CheckpointWeightsRule implements DeviceRule {
     static final String CHECK = "weights_vs_checkpoint";
     private static final long MIN_TOLERANCE = 64L << 20;
 
-    @Override
-    public void apply(EvidenceSet ev, DeviceDraft d) {
+    /** The checkpoint's share of the device's first rank, with the arithmetic that gave it. */
+    private record Share(CheckpointEvidence c, WeightsPlan plan, long bytes, String arithmetic) {
+    }
+
+    private static Optional<Share> share(EvidenceSet ev, DeviceDraft d) {
         CheckpointEvidence c = ev.checkpoint();
-        if (c == null || d.ranks.isEmpty()) {
-            return;
+        if (c == null || d.ranks().isEmpty()) {
+            return Optional.empty();
         }
         WeightsPlan plan = WeightsPlanner.plan(c.checkpoint(), c.layout(), c.options());
-        int rank = d.ranks.get(0);
+        int rank = d.ranks().get(0);
         int stage = stageOf(rank, c.layout());
         long share = stage < plan.stageBytes().size() ? plan.stageBytes().get(stage) : plan.perDeviceBytes();
         CheckpointTotal total = CheckpointTotal.of(c);
@@ -41,22 +45,46 @@ final class CheckpointWeightsRule implements DeviceRule {
                 + "), sharded by vLLM's rules for each tensor name under " + c.layout() + ", " + served(c, plan)
                 + (c.layout().pp() > 1 ? ", PP stage " + stage : "") + " = " + share + " B ("
                 + Units.gib(share) + ") on rank " + rank;
-        Optional<Entry> vllm = d.get(Component.WEIGHTS).filter(Entry::known);
-        if (vllm.isEmpty()) {
-            String note = "vLLM printed no weights figure for this rank: the checkpoint's share stands in (" + c.shown()
-                    + "; sharding worked out from tensor names is an estimate, not vLLM's own figure)";
-            // In an out-of-memory ledger the share splits PyTorch's allocated bytes into weights and the rest.
-            Optional<TaggedObservation> alloc = OomDevices.of(ev, d.logicalDevice).stream()
-                    .filter(t -> t.quantity() == Quantity.OOM_ALLOCATED && t.o().bytes() != null).reduce((a, b) -> b);
-            if (alloc.isPresent()) {
-                long rest = alloc.get().o().bytes() - share;
-                note += "; PyTorch's allocated " + alloc.get().o().text() + " (" + alloc.get().source().shortForm()
-                        + ") minus this share leaves " + Units.gib(rest)
-                        + " for everything else PyTorch held when the allocation failed (activations, buffers; KV cache if allocated yet)";
-            }
-            d.put(new Entry(Component.WEIGHTS, share, Confidence.ESTIMATED, c.sources(), note, "static", true, arithmetic));
+        return Optional.of(new Share(c, plan, share, arithmetic));
+    }
+
+    /**
+     * The checkpoint's share standing in as the weights line (estimated): a {@link WeightsRule}
+     * candidate for a rank the log prints no weights figure for.
+     */
+    static Optional<Entry> standIn(EvidenceSet ev, DeviceDraft d) {
+        Optional<Share> s = share(ev, d);
+        if (s.isEmpty()) {
+            return Optional.empty();
+        }
+        CheckpointEvidence c = s.get().c();
+        long share = s.get().bytes();
+        String note = "vLLM printed no weights figure for this rank: the checkpoint's share stands in (" + c.shown()
+                + "; sharding worked out from tensor names is an estimate, not vLLM's own figure)";
+        // In an out-of-memory ledger the share splits PyTorch's allocated bytes into weights and the rest.
+        Optional<TaggedObservation> alloc = OomDevices.of(ev, d.logicalDevice()).stream()
+                .filter(t -> t.quantity() == Quantity.OOM_ALLOCATED && t.o().bytes() != null).reduce((a, b) -> b);
+        if (alloc.isPresent()) {
+            long rest = alloc.get().o().bytes() - share;
+            note += "; PyTorch's allocated " + alloc.get().o().text() + " (" + alloc.get().source().shortForm()
+                    + ") minus this share leaves " + Units.gib(rest)
+                    + " for everything else PyTorch held when the allocation failed (activations, buffers; KV cache if allocated yet)";
+        }
+        return Optional.of(new Entry(Component.WEIGHTS, share, Confidence.ESTIMATED, c.sources(), note, "static", true,
+                s.get().arithmetic()));
+    }
+
+    @Override
+    public void apply(EvidenceSet ev, DeviceDraft d) {
+        Optional<Share> s = share(ev, d);
+        // compared with vLLM's own figure, whichever line WeightsRule chose
+        Optional<Entry> vllm = VllmFiguresRule.figure(ev, d, Component.WEIGHTS);
+        if (s.isEmpty() || vllm.isEmpty()) {
             return;
         }
+        CheckpointEvidence c = s.get().c();
+        long share = s.get().bytes();
+        String arithmetic = s.get().arithmetic();
         long reported = vllm.get().bytes();
         WeightsCrossCheck.Result r = WeightsCrossCheck.compare(c.checkpoint(), c.layout(), c.options(), reported);
         long diff = reported - share;
@@ -68,7 +96,7 @@ final class CheckpointWeightsRule implements DeviceRule {
                 + (agree ? ", within " + Units.mib(tolerance) + " (2%): the plan (" + c.layout() + ", --dtype "
                         + c.options().dtype() + ") explains vLLM's figure"
                         : "; likely, closest first: " + reasons(r));
-        d.put(new Entry(COMPONENT, share, Confidence.ESTIMATED, c.sources(), note, "static", false, arithmetic));
+        d.decide(new Entry(COMPONENT, share, Confidence.ESTIMATED, c.sources(), note, "static", false, arithmetic));
         String detail = "vLLM's weights " + Units.gib(reported) + " (" + vllm.get().sources().get(0).shortForm()
                 + ") vs the checkpoint's estimated share " + Units.gib(share) + ": " + signedGib(diff);
         if (agree) {

@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * One device's ledger while the rules fill it in; {@link #build()} freezes it. Each component
- * appears once; a later rule may replace a component's entry (to lower or qualify it).
+ * has one owner rule that decides its line once ({@link #decide}); another rule may only take a
+ * known line out of the sum through {@link #refine}, which records who did and why.
  *
  * <p>The device's own figures each have one owner rule, which decides them once (a second
  * decision throws: it would be a second rule writing a field it does not own):
@@ -31,6 +32,7 @@ public final class DeviceDraft {
     private final Decided<Residual> residual = new Decided<>("residual", new Residual(null, null));
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private final List<Check> checks = new ArrayList<>();
+    private final List<Refinement> refinements = new ArrayList<>();
 
     /**
      * The npu-smi (or nvidia-smi) file the capacity and used figures came from.
@@ -141,13 +143,43 @@ public final class DeviceDraft {
         return moment.get();
     }
 
-    public void put(Entry e) {
+    /**
+     * The component's owner puts its line, once: a second decision of the same component throws
+     * (two rules would be writing one line, and rule order would pick the winner). An owner
+     * weighing several candidates decides once, after weighing them.
+     */
+    public void decide(Entry e) {
+        if (entries.containsKey(e.component())) {
+            throw new IllegalStateException("the " + e.component() + " line is decided once, by its owner rule;"
+                    + " a second rule wrote it");
+        }
         entries.put(e.component(), e);
     }
 
-    /** Adds the entry only when the component has none yet. */
-    public void putIfAbsent(Entry e) {
-        entries.putIfAbsent(e.component(), e);
+    /**
+     * A rule that is not the component's owner takes its known line out of the sum, and says
+     * why: the amount overlaps one the refining rule counts. The owner's amount, confidence and
+     * sources stay; the refinement is recorded ({@link #refinements()}). Nothing happens to a
+     * line that is absent or unknown.
+     *
+     * @param by the refining rule, named in the record
+     */
+    public void refine(String component, Class<?> by, String why) {
+        Entry e = entries.get(component);
+        if (e == null || !e.known()) {
+            return;
+        }
+        entries.put(component, e.notCounted(why));
+        refinements.add(new Refinement(component, by.getSimpleName(), why));
+    }
+
+    /** A line taken out of the sum by a rule other than its owner. */
+    public record Refinement(String component, String by, String why) {
+    }
+
+    /** The refinements made so far, in the order made. */
+    public List<Refinement> refinements() {
+        return List.copyOf(refinements);
     }
 
     public Optional<Entry> get(String component) {

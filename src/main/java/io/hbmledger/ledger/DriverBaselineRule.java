@@ -18,7 +18,7 @@ final class DriverBaselineRule implements DeviceRule {
         List<TaggedObservation> used = new ArrayList<>();
         long procs = 0;
         for (EvidenceSet.FileInfo f : ev.smiFiles(Moment.BASELINE)) {
-            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice());
             for (Quantity q : List.of(Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED)) {
                 TaggedObservation u = rows.stream().filter(t -> t.quantity() == q).findFirst().orElse(null);
                 if (u != null) {
@@ -29,7 +29,7 @@ final class DriverBaselineRule implements DeviceRule {
             }
         }
         if (used.isEmpty()) {
-            d.put(Entry.unknown(Component.DRIVER_BASELINE,
+            d.decide(Entry.unknown(Component.DRIVER_BASELINE,
                     "no idle " + Accelerator.smiName(ev) + " sample (moment baseline) of this device"));
             return;
         }
@@ -43,7 +43,7 @@ final class DriverBaselineRule implements DeviceRule {
         if (procs > 0) {
             note += "; WARNING: the idle sample(s) list " + procs + " process(es) on this device, so it was not idle";
         }
-        d.put(new Entry(Component.DRIVER_BASELINE, first.o().bytes(), Confidence.MEASURED,
+        d.decide(new Entry(Component.DRIVER_BASELINE, first.o().bytes(), Confidence.MEASURED,
                 List.of(first.source()), note, Moment.BASELINE.jsonName(), true, null));
     }
 }

@@ -25,7 +25,7 @@ final class GpuComponents {
         }
         String why = "needs nvidia-smi's memory of the serving processes at this moment (--query-compute-apps, or the"
                 + " Processes table), which holds it together with the vLLM components; vLLM counts part of it in non-torch";
-        d.putIfAbsent(Entry.unknown(NCCL, "NCCL communication buffers: " + why));
-        d.putIfAbsent(Entry.unknown(CUDA_RUNTIME, "CUDA context and library workspaces: " + why));
+        d.decide(Entry.unknown(NCCL, "NCCL communication buffers: " + why));
+        d.decide(Entry.unknown(CUDA_RUNTIME, "CUDA context and library workspaces: " + why));
     }
 }

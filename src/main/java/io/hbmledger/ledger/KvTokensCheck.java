@@ -1,9 +1,6 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
-import io.hbmledger.weights.KvCacheEstimate;
-import io.hbmledger.weights.WeightsPlanner;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -24,8 +21,9 @@ import java.util.regex.Pattern;
  *
  * <p>Bytes per token per device: from the run's checkpoint (MLA keeps the whole latent on
  * every rank; KV heads split over TP, one per rank when TP exceeds them), else from a
- * config.json among the evidence with the same rules. When no KV figure was printed and the run
- * names a checkpoint, the product stands in as the KV line (estimated).
+ * config.json among the evidence with the same rules ({@link KvPerToken}). When no KV figure was
+ * printed, the product is a {@link KvCacheRule} candidate ({@link KvFromTokens}); the check then
+ * has nothing to compare.
  */
 final class KvTokensCheck implements DeviceRule {
 
@@ -33,16 +31,13 @@ final class KvTokensCheck implements DeviceRule {
     private static final int BLOCK = 128;
     private static final Pattern AMOUNT = Pattern.compile("(\\d[\\d,]*)(?:\\.(\\d+))?\\s*([KMGT]i?B)?");
 
-    private record PerToken(long bytes, Integer layers, List<Source> sources, String how) {
-    }
-
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (d.ranks.isEmpty()) {
+        if (d.ranks().isEmpty()) {
             return;
         }
-        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm(Quantity.KV_CACHE_TOKENS), d.ranks.get(0), ev.layout());
-        PerToken pt = perToken(ev);
+        Optional<RankPick.Picked> tokens = RankPick.pick(ev.vllm(Quantity.KV_CACHE_TOKENS), d.ranks().get(0), ev.layout());
+        KvPerToken pt = KvPerToken.of(ev);
         if (tokens.isEmpty() || pt == null) {
             return;
         }
@@ -53,18 +48,14 @@ final class KvTokensCheck implements DeviceRule {
                 + expected + " B (" + Units.gib(expected) + ")";
         Optional<Entry> kv = d.get(Component.KV_CACHE).filter(Entry::known);
         if (kv.isEmpty()) {
-            if (ev.checkpoint() != null) {
-                List<Source> src = new ArrayList<>();
-                src.add(n.source());
-                src.addAll(pt.sources());
-                d.put(new Entry(Component.KV_CACHE, expected, Confidence.ESTIMATED, src,
-                        "no KV cache figure in the log: its size in tokens times the checkpoint's KV bytes per token on this device",
-                        "startup", true, arithmetic));
-            }
             return;
         }
         Entry e = kv.get();
         if (e.sources().contains(n.source())) {
+            if (e.confidence() == Confidence.ESTIMATED) {
+                // the checkpoint stand-in is this very product: no line to compare, and none to show
+                return;
+            }
             d.check(new Check(CHECK, Check.Status.SKIPPED, "the KV line is itself tokens x bytes per token: nothing to compare"));
             return;
         }
@@ -95,49 +86,10 @@ final class KvTokensCheck implements DeviceRule {
         }
     }
 
-    private static String layersWorth(long gap, long expected, PerToken pt) {
+    private static String layersWorth(long gap, long expected, KvPerToken pt) {
         return pt.layers() == null || pt.layers() == 0 || expected == 0 ? ""
                 : String.format(java.util.Locale.ROOT, " (%.2f layers' worth at this token count)",
                         gap / (double) (expected / pt.layers()));
-    }
-
-    private static PerToken perToken(EvidenceSet ev) {
-        CheckpointEvidence c = ev.checkpoint();
-        if (c != null && c.checkpoint().config() != null) {
-            KvCacheEstimate kv = WeightsPlanner.plan(c.checkpoint(), c.layout(), c.options()).kv();
-            if (kv != null) {
-                int layers = WeightsPlanner.maxStageLayers(c.checkpoint().config().numLayers(), c.layout().pp());
-                String dtype = "auto".equalsIgnoreCase(c.options().kvCacheDtype())
-                        ? "KV dtype by vLLM's auto rule (the served dtype)"
-                        : "KV dtype " + c.options().kvCacheDtype() + " as the run states (kv_cache_dtype)";
-                return new PerToken(kv.bytesPerTokenPerDevice(), layers, c.sources(),
-                        kv.formula() + (kv.bytesPerToken() == kv.bytesPerTokenPerDevice() ? ", whole on every rank"
-                                : ", this rank's share under " + c.layout()) + "; " + dtype);
-            }
-        }
-        List<TaggedObservation> bpt = ev.quantity(Quantity.KV_BYTES_PER_TOKEN);
-        if (bpt.isEmpty()) {
-            return null;
-        }
-        TaggedObservation b = bpt.get(0);
-        long whole = b.o().bytes() != null ? b.o().bytes() : (long) (double) b.o().value();
-        Integer layers = first(ev, Quantity.NUM_LAYERS);
-        int tp = ev.layout().tp();
-        if (!ev.quantity(Quantity.KV_LORA_RANK).isEmpty()) {
-            return new PerToken(whole, layers, List.of(b.source()), "config.json, MLA: the latent is whole on every rank; checkpoint dtype");
-        }
-        Integer heads = first(ev, Quantity.NUM_KV_HEADS);
-        if (heads == null || heads <= 0) {
-            return new PerToken(whole / tp, layers, List.of(b.source()), "config.json / TP " + tp + ", KV head count not known; checkpoint dtype");
-        }
-        int perRank = tp >= heads ? 1 : heads / tp;
-        return new PerToken(whole / heads * perRank, layers, List.of(b.source()),
-                "config.json, " + perRank + " of " + heads + " KV heads per rank under TP " + tp + "; checkpoint dtype");
-    }
-
-    private static Integer first(EvidenceSet ev, Quantity q) {
-        List<TaggedObservation> l = ev.quantity(q);
-        return l.isEmpty() || l.get(0).o().value() == null ? null : (int) (double) l.get(0).o().value();
     }
 
     /** Half a unit of the printed figure's last digit, in bytes ("31.84 GiB": 0.005 GiB). */

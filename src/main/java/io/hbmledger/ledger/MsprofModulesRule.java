@@ -20,17 +20,30 @@ import java.util.Optional;
  * once msprof splits them out. The device-side modules (driver, logging, low power, task
  * scheduler) are resident before the server starts: when an idle baseline or the memory outside
  * every process is counted, they are inside it and are shown, not counted again.
+ *
+ * <p>Owner of hccl, cann_runtime and other_modules (on an NVIDIA GPU, of their counterparts'
+ * unknown lines, {@link GpuComponents}); refines vLLM's non_torch line, which holds them.
  */
 final class MsprofModulesRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        MsprofEvidence m = ev.msprof();
         Optional<MsprofDeviceMap.Match> first = MsprofDeviceMap.atReady(ev, d);
-        if (first.isEmpty()) {
+        if (first.isPresent()) {
+            measured(ev.msprof(), first.get(), d);
+        }
+        if (Accelerator.gpu(ev)) {
+            GpuComponents.unknownUnlessInServerProcesses(d);
             return;
         }
-        MsprofDeviceMap.Match match = first.get();
+        for (String c : List.of(Component.HCCL, Component.CANN_RUNTIME)) {
+            if (d.get(c).isEmpty()) {
+                d.decide(Entry.unknown(c, "needs msprof evidence (npu_module_mem); vLLM counts it in non-torch"));
+            }
+        }
+    }
+
+    private static void measured(MsprofEvidence m, MsprofDeviceMap.Match match, DeviceDraft d) {
         MsprofSummary.DeviceMemory dm = match.export().summary().device(match.key());
         if (dm.modules().isEmpty()) {
             return;
@@ -45,11 +58,13 @@ final class MsprofModulesRule implements DeviceRule {
         String where = match.key() + " of " + match.export().name()
                 + (dm.modules().values().iterator().next().deviceFromFolder() ? " (device from the device_N folder: the file has no device column)" : "");
         for (Map.Entry<String, List<MsprofSeries>> g : groups.entrySet()) {
-            d.put(entry(m, g.getKey(), g.getValue(), where, d));
+            d.decide(entry(m, g.getKey(), g.getValue(), where, d));
         }
         if (d.hasKnownCounted(Component.HCCL) || d.hasKnownCounted(Component.CANN_RUNTIME)) {
-            d.get(Component.NON_TORCH).filter(e -> e.known() && e.counted()).ifPresent(e -> d.put(e.notCounted(
-                    "holds the HCCL buffers and CANN runtime that msprof measures separately, so not in the sum")));
+            if (d.hasKnownCounted(Component.NON_TORCH)) {
+                d.refine(Component.NON_TORCH, MsprofModulesRule.class,
+                        "holds the HCCL buffers and CANN runtime that msprof measures separately, so not in the sum");
+            }
         }
     }
 

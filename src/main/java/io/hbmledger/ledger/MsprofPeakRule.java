@@ -91,18 +91,18 @@ final class MsprofPeakRule implements DeviceRule {
                     + (ended ? " (no sample at or after ready: profiling stopped at " + MsprofReading.time(dev.lastTimestampUs()) + ")"
                     : " (the maximum after ready was not read)");
         }
-        d.put(new Entry(DEVICE_PEAK, peak.bytes(), Confidence.MEASURED, List.of(peak.source()),
+        d.decide(new Entry(DEVICE_PEAK, peak.bytes(), Confidence.MEASURED, List.of(peak.source()),
                 what + modules.map(x -> "; " + x.held()).orElse("") + coarse
                         // without a ready instant nothing says whether the maximum was resident at ready
                         + (ready == null ? "; the whole run's maximum, not a figure at ready, so not in the sum"
                         : "; not resident at ready, so not in the sum"),
                 "peak", false, null));
         if (ready == null) {
-            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "needs the ready instant (" + m.readyHow() + ") to subtract the device's usage at ready from its peak"));
+            d.decide(Entry.unknown(ACTIVATION_UNDER_LOAD, "needs the ready instant (" + m.readyHow() + ") to subtract the device's usage at ready from its peak"));
             return;
         }
         if (!peak.underLoad()) {
-            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, dev.lastTimestampUs() != null && dev.lastTimestampUs() < ready
+            d.decide(Entry.unknown(ACTIVATION_UNDER_LOAD, dev.lastTimestampUs() != null && dev.lastTimestampUs() < ready
                     ? "no npu_mem Device sample at or after ready (profiling ended before it), so nothing is known about"
                     + " load; a run profiled through its workload is needed"
                     : "the highest sample of the run is before ready (start-up) and the maximum after ready was not read"));
@@ -110,7 +110,7 @@ final class MsprofPeakRule implements DeviceRule {
         }
         Optional<MsprofReading> atReady = MsprofReading.at(m, dev, "ready", "ready");
         if (atReady.isEmpty()) {
-            d.put(Entry.unknown(ACTIVATION_UNDER_LOAD, "no npu_mem Device sample at ready: " + MsprofReading.whyNot(dev, ready, "ready")));
+            d.decide(Entry.unknown(ACTIVATION_UNDER_LOAD, "no npu_mem Device sample at ready: " + MsprofReading.whyNot(dev, ready, "ready")));
             return;
         }
         long r = atReady.get().bytes();
@@ -126,7 +126,7 @@ final class MsprofPeakRule implements DeviceRule {
         String none = act > 0 ? "" : "; no sample after ready is above the value at ready: the device did not grow under"
                 + " load while it was profiled (was the workload inside the profiled window?)";
         // peak minus the value at ready: two samples of one npu_mem series, measured, the subtraction shown
-        d.put(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
+        d.decide(new Entry(ACTIVATION_UNDER_LOAD, act, Confidence.MEASURED, List.of(peak.source(), atReady.get().source()),
                 "growth of the whole device from ready to its peak under load (activations and workspace of the requests"
                         + app + grew + ")" + beside + old + none + coarse
                         + "; not resident at ready, so not in the sum",

@@ -22,15 +22,15 @@ final class ProcessTableRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (d.sampleFile() == null) {
-            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment()));
+            d.decide(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment()));
             return;
         }
         if (!ev.smiListsProcesses(d.sampleFile())) {
-            d.putIfAbsent(Entry.unknown(Component.OTHER_PROCESSES,
+            d.decide(Entry.unknown(Component.OTHER_PROCESSES,
                     "the " + d.moment() + " sample lists no process on any device (no process table, or it was cut off)"));
             return;
         }
-        List<TaggedObservation> procs = ev.smiRows(d.sampleFile(), d.logicalDevice).stream()
+        List<TaggedObservation> procs = ev.smiRows(d.sampleFile(), d.logicalDevice()).stream()
                 .filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).toList();
         List<Long> pids = serverPids(ev);
         // In a container, npu-smi may show host pids while the server's own pids are the
@@ -60,7 +60,7 @@ final class ProcessTableRule implements DeviceRule {
             Entry e = new Entry(Component.SERVER_PROCESSES, serverBytes, confidence(server), sources(server),
                     "serving process memory per the process table (" + describe(server) + "), " + how,
                     d.sampleMoment(), true, arithmetic(server));
-            d.put(split ? e.notCounted("holds the vLLM components above, so not in the sum") : e);
+            d.decide(split ? e.notCounted("holds the vLLM components above, so not in the sum") : e);
         }
         // No other process: the table's rows for this device (or its usage row) are the evidence.
         List<Source> otherSrc = !other.isEmpty() ? sources(other)
@@ -69,7 +69,7 @@ final class ProcessTableRule implements DeviceRule {
                 other.isEmpty() ? "the process table lists no other process on this device"
                         : "other processes on this device (" + describe(other) + "), " + how,
                 d.sampleMoment(), true, arithmetic(other));
-        d.put(!byPid && split && !other.isEmpty()
+        d.decide(!byPid && split && !other.isEmpty()
                 ? others.notCounted("may hold the server's own process, whose vLLM components are counted above")
                 : others);
         if (d.used().known()) {
@@ -78,12 +78,11 @@ final class ProcessTableRule implements DeviceRule {
             List<Source> src = new ArrayList<>();
             src.add(d.used().source());
             src.addAll(sources(procs));
-            d.put(new Entry(Component.OUTSIDE_PROCESSES, outside, Confidence.INFERRED, src,
+            d.decide(new Entry(Component.OUTSIDE_PROCESSES, outside, Confidence.INFERRED, src,
                     "device used minus the memory of every listed process: driver, firmware and runtime reserve",
                     d.sampleMoment(), true, "used " + d.used().bytes() + " B - processes " + all + " B = " + outside
                             + " B (" + Units.gib(outside) + ")"));
-            d.get(Component.DRIVER_BASELINE).filter(Entry::known).ifPresent(e ->
-                    d.put(e.notCounted("part of outside_processes, so not in the sum")));
+            d.refine(Component.DRIVER_BASELINE, ProcessTableRule.class, "part of outside_processes, so not in the sum");
         }
     }
 

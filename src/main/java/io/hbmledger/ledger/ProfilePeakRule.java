@@ -12,7 +12,8 @@ import java.util.Optional;
  * {@code determine_available_memory}: {@code A = int(T * u - peak)}, peak = torch's allocated
  * peak plus non-torch allocations): {@code peak = floor(T * u - A)}, and peak minus weights is
  * the activation peak and non-torch memory together (inferred). Part of it (the activations) is
- * freed before ready, so the lump is shown but not counted.
+ * freed before ready, so the lump is shown but not counted. Owner of that lump
+ * ({@code activation_peak_and_non_torch}); it reads vLLM's figures from the log, not from lines.
  */
 final class ProfilePeakRule implements DeviceRule {
 
@@ -20,15 +21,16 @@ final class ProfilePeakRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (d.ranks.isEmpty() || d.get(Component.ACTIVATION_PEAK).isPresent()
-                || d.get(Component.NON_TORCH).isPresent()) {
+        // vLLM's own figures, read from the log: this rule runs before their owners decide the lines
+        if (d.ranks().isEmpty() || VllmFiguresRule.figure(ev, d, Component.ACTIVATION_PEAK).isPresent()
+                || VllmFiguresRule.figure(ev, d, Component.NON_TORCH).isPresent()) {
             return;
         }
-        int rank = d.ranks.get(0);
+        int rank = d.ranks().get(0);
         Optional<RankPick.Picked> avail = RankPick.pick(ev.vllm(Quantity.AVAILABLE_MEMORY), rank, ev.layout());
         Optional<RankPick.Picked> total = RankPick.pick(ev.vllm(Quantity.TOTAL_MEMORY), rank, ev.layout());
         Optional<RankPick.Picked> util = RankPick.pick(ev.vllm(Quantity.MEMORY_UTILIZATION), rank, ev.layout());
-        Optional<Entry> weights = d.get(Component.WEIGHTS).filter(Entry::known);
+        Optional<Entry> weights = VllmFiguresRule.figure(ev, d, Component.WEIGHTS);
         if (avail.isEmpty() || total.isEmpty() || util.isEmpty() || weights.isEmpty()) {
             return;
         }
@@ -45,13 +47,13 @@ final class ProfilePeakRule implements DeviceRule {
         if (rest < 0) {
             // The peak includes the weights, so this cannot be negative for figures of one start:
             // the lines come from different runs, or vLLM printed rounded or unrelated figures.
-            d.put(Entry.unknown(Component.PROFILE_PEAK_REST, "not worked out: " + arithmetic
+            d.decide(Entry.unknown(Component.PROFILE_PEAK_REST, "not worked out: " + arithmetic
                     + " is negative, so these figures do not belong together (different runs or devices?)"));
             d.check(new Check(NAME, Check.Status.WARN, "vLLM's figures do not fit its own formula: " + arithmetic
                     + "; a negative amount cannot be; check that the log holds one server start and the right rank"));
             return;
         }
-        d.put(new Entry(Component.PROFILE_PEAK_REST, rest, Confidence.INFERRED,
+        d.decide(new Entry(Component.PROFILE_PEAK_REST, rest, Confidence.INFERRED,
                 List.of(util.get().t().source(), avail.get().t().source(), total.get().t().source(),
                         weights.get().sources().get(0)),
                 "vLLM's start-up profile peak (" + Units.gib(peak) + " of a " + Units.gib(budget)

@@ -1,12 +1,16 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * vLLM's own figures for the rank that ran on this device (reported): weights, KV cache, graph
- * pool, activation peak and non-torch memory.
+ * vLLM's own figures for the rank that ran on this device (reported). Owner of the graph pool,
+ * activation peak and non-torch lines: vLLM's figure, else an unknown line that says what is
+ * missing (none in an out-of-memory ledger, whose torch_allocated holds them; no activation or
+ * non-torch line where {@link ProfilePeakRule} worked their sum out). The weights and KV cache
+ * figures are candidates that {@link WeightsRule} and {@link KvCacheRule} weigh ({@link #figure}).
  *
  * <p>vllm-ascend's "Available memory: N" is the KV cache budget: worker_v1.py
  * {@code determine_available_memory} computes {@code total_npu_memory * gpu_memory_utilization
@@ -20,6 +24,7 @@ final class VllmFiguresRule implements DeviceRule {
     private record Figure(Quantity quantity, String component, String what) {
     }
 
+    /** For one component, the first figure the log prints for the rank is taken. */
     private static final List<Figure> FIGURES = List.of(
             new Figure(Quantity.WEIGHTS, Component.WEIGHTS, "model weights loaded (vLLM's \"GB\" is GiB)"),
             new Figure(Quantity.KV_CACHE_AVAILABLE, Component.KV_CACHE, "KV cache memory vLLM allotted"),
@@ -32,37 +37,64 @@ final class VllmFiguresRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        int rank = d.ranks.isEmpty() ? -1 : d.ranks.get(0);
-        if (rank < 0) {
-            return;
+        boolean inTorchAllocated = OomRule.allocated(ev, d).isPresent();
+        decide(ev, d, Component.GRAPH_POOL, inTorchAllocated,
+                "no graph capture figure in the log (eager mode, or the line was not printed)");
+        boolean lump = d.hasKnown(Component.PROFILE_PEAK_REST);
+        decide(ev, d, Component.ACTIVATION_PEAK, inTorchAllocated || lump, "no activation peak figure in the log");
+        decide(ev, d, Component.NON_TORCH, inTorchAllocated || lump, "no non-torch figure in the log");
+    }
+
+    private static void decide(EvidenceSet ev, DeviceDraft d, String component, boolean noUnknownLine, String missing) {
+        Optional<Entry> e = figure(ev, d, component);
+        if (e.isPresent()) {
+            d.decide(e.get());
+        } else if (!noUnknownLine) {
+            d.decide(Entry.unknown(component, missing(ev, missing)));
         }
+    }
+
+    /** What an unknown vLLM line says: what the log lacks, or that the run holds no log. */
+    static String missing(EvidenceSet ev, String withLog) {
+        return ev.has(EvidenceFormat.Family.VLLM_LOG) ? withLog : "no vLLM log in the run";
+    }
+
+    /** vLLM's figure of one component for the device's first rank, when the log prints one. */
+    static Optional<Entry> figure(EvidenceSet ev, DeviceDraft d, String component) {
+        if (d.ranks().isEmpty()) {
+            return Optional.empty();
+        }
+        int rank = d.ranks().get(0);
         for (Figure f : FIGURES) {
-            if (d.hasKnown(f.component)) {
+            if (!f.component.equals(component)) {
                 continue;
             }
             Optional<RankPick.Picked> p = RankPick.pick(ev.vllm(f.quantity), rank, ev.layout());
-            if (p.isEmpty() || p.get().t().o().bytes() == null) {
-                continue;
+            if (p.isPresent() && p.get().t().o().bytes() != null) {
+                return Optional.of(entry(f, p.get(), rank, d));
             }
-            RankPick.Picked pk = p.get();
-            TaggedObservation t = pk.t();
-            boolean counted = true;
-            String note = f.what + "; " + pk.note();
-            if (t.o().bytes() < 0) {
-                // V1 prints a negative "Available KV cache memory" when nothing is left for KV.
-                counted = false;
-                note += "; negative: vLLM found no memory left for the KV cache and refuses to start";
-            } else if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment())) {
-                counted = false;
-                note += "; freed before the server was ready, so not in the sum";
-            }
-            // a figure carried over to a rank it does not name is inferred: show what was applied
-            String applied = pk.confidence() == Confidence.INFERRED
-                    ? t.o().text() + " (" + t.source().shortForm().replaceFirst(" \".*$", "") + ") applied to rank " + rank
-                            + " = " + t.o().bytes() + " B (" + Units.gib(t.o().bytes()) + ")"
-                    : null;
-            d.put(new Entry(f.component, t.o().bytes(), pk.confidence(), List.of(t.source()), note,
-                    t.momentName() == null ? "startup" : t.momentName(), counted, applied));
         }
+        return Optional.empty();
+    }
+
+    private static Entry entry(Figure f, RankPick.Picked pk, int rank, DeviceDraft d) {
+        TaggedObservation t = pk.t();
+        boolean counted = true;
+        String note = f.what + "; " + pk.note();
+        if (t.o().bytes() < 0) {
+            // V1 prints a negative "Available KV cache memory" when nothing is left for KV.
+            counted = false;
+            note += "; negative: vLLM found no memory left for the KV cache and refuses to start";
+        } else if (f.component.equals(Component.ACTIVATION_PEAK) && "ready".equals(d.moment())) {
+            counted = false;
+            note += "; freed before the server was ready, so not in the sum";
+        }
+        // a figure carried over to a rank it does not name is inferred: show what was applied
+        String applied = pk.confidence() == Confidence.INFERRED
+                ? t.o().text() + " (" + t.source().shortForm().replaceFirst(" \".*$", "") + ") applied to rank " + rank
+                        + " = " + t.o().bytes() + " B (" + Units.gib(t.o().bytes()) + ")"
+                : null;
+        return new Entry(f.component, t.o().bytes(), pk.confidence(), List.of(t.source()), note,
+                t.momentName() == null ? "startup" : t.momentName(), counted, applied);
     }
 }

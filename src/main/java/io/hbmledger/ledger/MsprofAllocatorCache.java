@@ -10,45 +10,43 @@ import java.util.Optional;
  * {@code PTA} component (measured: two readings of the same memory_record row, the subtraction shown). PTA is PyTorch's own
  * allocator; {@code PTA+GE} would add the graph engine, which is in cann_runtime, so GE is not
  * counted twice. memory_record is written at each allocation and free, so its last row before
- * the instant holds however old it is.
+ * the instant holds however old it is. A candidate that {@link AllocatorCacheRule} weighs: a known
+ * amount, or an unknown line that says why memory_record gave none.
  */
-final class MsprofAllocatorCacheRule implements DeviceRule {
+final class MsprofAllocatorCache {
 
-    @Override
-    public void apply(EvidenceSet ev, DeviceDraft d) {
+    private MsprofAllocatorCache() {
+    }
+
+    static Optional<Entry> atReady(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
-        if (d.hasKnown(Component.ALLOCATOR_CACHE)) {
-            return;
-        }
         Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.atReady(ev, d);
         if (match.isEmpty()) {
-            return;
+            return Optional.empty();
         }
         MsprofSummary.DeviceMemory dm = match.get().memory();
         Optional<MsprofSummary.MemoryRecordComponent> pta = dm.record("PTA");
         if (pta.isEmpty() || pta.get().allocated() == null || pta.get().reserved() == null) {
-            return;
+            return Optional.empty();
         }
         // memory_record was read, so a missing line would read as "no cache": say why it is unknown.
         // No fallback to the maxima: the largest reserved and the largest allocated are rarely of
         // the same moment, so their difference is no cache size at all.
         String what = "torch_npu caching allocator (memory_record PTA, reserved - allocated at ready): ";
         if (m.readyUs().isEmpty()) {
-            d.putIfAbsent(Entry.unknown(Component.ALLOCATOR_CACHE, what + "needs the ready instant ("
+            return Optional.of(Entry.unknown(Component.ALLOCATOR_CACHE, what + "needs the ready instant ("
                     + m.readyHow() + ")"));
-            return;
         }
         Optional<MsprofReading> a = MsprofReading.at(m, pta.get().allocated(), "ready", "ready", true);
         Optional<MsprofReading> r = MsprofReading.at(m, pta.get().reserved(), "ready", "ready", true);
         if (a.isEmpty() || r.isEmpty()) {
             MsprofSeries missing = r.isEmpty() ? pta.get().reserved() : pta.get().allocated();
-            d.putIfAbsent(Entry.unknown(Component.ALLOCATOR_CACHE, what + "no value at ready: "
+            return Optional.of(Entry.unknown(Component.ALLOCATOR_CACHE, what + "no value at ready: "
                     + MsprofReading.whyNot(missing, m.readyUs().get(), "ready")));
-            return;
         }
         long cache = r.get().bytes() - a.get().bytes();
         // two readings of one memory_record row: still that row's measurement, the subtraction shown
-        d.put(new Entry(Component.ALLOCATOR_CACHE, cache, Confidence.MEASURED, List.of(r.get().source(), a.get().source()),
+        return Optional.of(new Entry(Component.ALLOCATOR_CACHE, cache, Confidence.MEASURED, List.of(r.get().source(), a.get().source()),
                 "torch_npu caching allocator: reserved but not allocated at ready (memory_record PTA, " + r.get().note()
                         + "); GE's part (PTA+GE) is in cann_runtime, not here",
                 "ready", true, "reserved " + r.get().bytes() + " B - allocated " + a.get().bytes() + " B = " + cache
