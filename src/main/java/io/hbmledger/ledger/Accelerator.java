@@ -9,7 +9,7 @@ import java.util.Locale;
  * Told from the evidence: an nvidia-smi sample or a "GPU"/"CUDA" device in an out-of-memory line
  * means NVIDIA; npu-smi, msprof or an "NPU" device means Ascend; a log alone leaves it open.
  */
-final class Accelerator {
+public final class Accelerator {
 
     enum Kind { ASCEND, GPU, UNKNOWN }
 
@@ -40,7 +40,7 @@ final class Accelerator {
     }
 
     /** The device-sample tool's name. */
-    static String smiName(EvidenceSet ev) {
+    public static String smiName(EvidenceSet ev) {
         return switch (of(ev)) {
             case GPU -> "nvidia-smi";
             case ASCEND -> "npu-smi";
@@ -49,7 +49,7 @@ final class Accelerator {
     }
 
     /** What would measure collective buffers, runtime and the peak under load. */
-    static String profilerNeed(EvidenceSet ev) {
+    public static String profilerNeed(EvidenceSet ev) {
         return gpu(ev) ? "a GPU memory profile, which hbm-ledger does not read yet" : "msprof";
     }
 }

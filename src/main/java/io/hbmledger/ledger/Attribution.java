@@ -1,5 +1,15 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.ledger.check.BudgetCheck;
+import io.hbmledger.ledger.check.KvTokensCheck;
+import io.hbmledger.ledger.check.LaterSamplesCheck;
+import io.hbmledger.ledger.check.LedgerSumCheck;
+import io.hbmledger.ledger.check.MixedMomentsCheck;
+import io.hbmledger.ledger.check.MsprofAppCheck;
+import io.hbmledger.ledger.check.MsprofDeviceCheck;
+import io.hbmledger.ledger.check.MsprofReadySampleCheck;
+import io.hbmledger.ledger.check.MsprofUsedCheck;
+import io.hbmledger.ledger.check.SampleLayoutCheck;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

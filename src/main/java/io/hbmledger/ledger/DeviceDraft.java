@@ -20,8 +20,8 @@ import java.util.Optional;
  */
 public final class DeviceDraft {
 
-    final int logicalDevice;
-    final List<Integer> ranks;
+    private final int logicalDevice;
+    private final List<Integer> ranks;
     private final Decided<String> device;
     private final Decided<String> moment = new Decided<>("moment", "ready");
     private final Decided<Amount> capacity = new Decided<>("capacity", Amount.unknown("no npu-smi sample of this device"));
@@ -46,7 +46,7 @@ public final class DeviceDraft {
     record Residual(Long bytes, String note) {
     }
 
-    DeviceDraft(int logicalDevice, List<Integer> ranks) {
+    public DeviceDraft(int logicalDevice, List<Integer> ranks) {
         this.logicalDevice = logicalDevice;
         this.ranks = List.copyOf(ranks);
         this.device = new Decided<>("device key", "device:" + logicalDevice);
@@ -110,7 +110,7 @@ public final class DeviceDraft {
     }
 
     /** The npu-smi sample's reading of used ({@link SmiSampleRule}), before {@link UsedRule} picks used. */
-    Amount smiUsed() {
+    public Amount smiUsed() {
         return smiUsed.get();
     }
 
@@ -119,15 +119,15 @@ public final class DeviceDraft {
     }
 
     /** The npu-smi file used was read from, null when no sample at the moment shows it. */
-    String sampleFile() {
+    public String sampleFile() {
         return sample.get() == null ? null : sample.get().file();
     }
 
-    String sampleMoment() {
+    public String sampleMoment() {
         return sample.get() == null ? null : sample.get().moment();
     }
 
-    Long residual() {
+    public Long residual() {
         return residual.get().bytes();
     }
 

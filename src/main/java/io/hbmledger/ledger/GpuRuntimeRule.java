@@ -49,7 +49,7 @@ final class GpuRuntimeRule implements DeviceRule {
         }
         ev.smiFiles(Moment.BASELINE).forEach(f -> files.add(f.file()));
         for (String f : files) {
-            Optional<TaggedObservation> r = ev.smiRows(f, d.logicalDevice).stream()
+            Optional<TaggedObservation> r = ev.smiRows(f, d.logicalDevice()).stream()
                     .filter(t -> t.quantity() == Quantity.FB_RESERVED).findFirst();
             if (r.isPresent()) {
                 TaggedObservation t = r.get();
@@ -137,7 +137,7 @@ final class GpuRuntimeRule implements DeviceRule {
         List<TaggedObservation> out = new ArrayList<>();
         for (TaggedObservation t : ev.vllm(q)) {
             Integer dev = OomDevices.deviceOf(t, ev.layout());
-            if (dev != null && dev == d.logicalDevice) {
+            if (dev != null && dev == d.logicalDevice()) {
                 out.add(t);
             }
         }

@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.check.KvTokensCheck;
 import java.util.Optional;
 
 /**
@@ -17,7 +18,7 @@ import java.util.Optional;
  * </ol>
  * {@link OomRule} may take the line out of the sum; {@link KvTokensCheck} compares it with the tokens.
  */
-final class KvCacheRule implements DeviceRule {
+public final class KvCacheRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -9,7 +9,7 @@ import java.util.Optional;
  * The KV cache worked out from vLLM's "KV cache size: N tokens" and the model's KV bytes per
  * token: {@link KvCacheRule}'s candidates when the log prints no KV figure in bytes.
  */
-final class KvFromTokens {
+public final class KvFromTokens {
 
     private KvFromTokens() {
     }

@@ -15,10 +15,10 @@ import java.util.List;
  * @param sources the checkpoint's or config.json's lines
  * @param how where the figure came from, in words
  */
-record KvPerToken(long bytes, Integer layers, List<Source> sources, String how) {
+public record KvPerToken(long bytes, Integer layers, List<Source> sources, String how) {
 
     /** Null when neither a checkpoint config nor a config.json gives bytes per token. */
-    static KvPerToken of(EvidenceSet ev) {
+    public static KvPerToken of(EvidenceSet ev) {
         CheckpointEvidence c = ev.checkpoint();
         if (c != null && c.checkpoint().config() != null) {
             KvCacheEstimate kv = WeightsPlanner.plan(c.checkpoint(), c.layout(), c.options()).kv();

@@ -9,10 +9,10 @@ import io.hbmledger.evidence.Quantity;
  * reason (the run's collection says so, or vLLM found no memory left for the KV cache, which it
  * refuses to start with); else {@code ready} (server up, before any request).
  */
-final class LedgerMomentRule implements DeviceRule {
+public final class LedgerMomentRule implements DeviceRule {
 
     /** The moment of a start that failed without an out-of-memory message. */
-    static final String FAILED_START = "failed_start";
+    public static final String FAILED_START = "failed_start";
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -26,7 +26,7 @@ final class LedgerMomentRule implements DeviceRule {
     }
 
     /** True for the moments that explain a failure: samples taken after it fit them, ready ones do not. */
-    static boolean failure(String moment) {
+    public static boolean failure(String moment) {
         return "oom".equals(moment) || FAILED_START.equals(moment);
     }
 

@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.ledger.check.MsprofDeviceCheck;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,13 +22,13 @@ import java.util.Map;
  *       out of every device's sum.</li>
  * </ol>
  */
-final class MsprofDeviceMap {
+public final class MsprofDeviceMap {
 
     /** One msprof device of one export tied to a logical device. */
-    record Match(MsprofEvidence.Export export, String key, String how, boolean reconciled) {
+    public record Match(MsprofEvidence.Export export, String key, String how, boolean reconciled) {
 
         /** What the export says of this device. */
-        io.hbmledger.evidence.msprof.MsprofSummary.DeviceMemory memory() {
+        public io.hbmledger.evidence.msprof.MsprofSummary.DeviceMemory memory() {
             return export.summary().device(key);
         }
     }
@@ -42,7 +43,7 @@ final class MsprofDeviceMap {
     private MsprofDeviceMap() {
     }
 
-    static MsprofDeviceMap of(MsprofEvidence m, Layout layout) {
+    public static MsprofDeviceMap of(MsprofEvidence m, Layout layout) {
         MsprofDeviceMap map = new MsprofDeviceMap();
         List<Integer> devs = layout.devices();
         for (MsprofEvidence.Export e : m.exports()) {
@@ -90,15 +91,15 @@ final class MsprofDeviceMap {
      * several are reported by {@link MsprofDeviceCheck}); empty when the run has no msprof data
      * for it or the ledger is at another moment (msprof lines are read at the ready instant).
      */
-    static java.util.Optional<Match> atReady(EvidenceSet ev, DeviceDraft d) {
+    public static java.util.Optional<Match> atReady(EvidenceSet ev, DeviceDraft d) {
         if (!ev.msprof().present() || !"ready".equals(d.moment())) {
             return java.util.Optional.empty();
         }
-        List<Match> matches = of(ev.msprof(), ev.layout()).matches(d.logicalDevice);
+        List<Match> matches = of(ev.msprof(), ev.layout()).matches(d.logicalDevice());
         return matches.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(matches.get(0));
     }
 
-    List<Match> matches(int logicalDevice) {
+    public List<Match> matches(int logicalDevice) {
         return byDevice.getOrDefault(logicalDevice, List.of());
     }
 

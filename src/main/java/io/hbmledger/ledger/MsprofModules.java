@@ -20,13 +20,13 @@ import java.util.Set;
  *       each listed by name in the note.</li>
  * </ul>
  */
-final class MsprofModules {
+public final class MsprofModules {
 
     private MsprofModules() {
     }
 
-    static final String APP = "APP";
-    static final String GE = "GE";
+    public static final String APP = "APP";
+    public static final String GE = "GE";
     static final Set<String> HCCL = Set.of("HCCL");
     static final Set<String> CANN_RUNTIME = Set.of("RUNTIME", "ASCENDCL", GE);
 

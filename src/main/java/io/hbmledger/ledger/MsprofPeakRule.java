@@ -20,7 +20,7 @@ import java.util.Optional;
  * peak says which module grew. The sampling check says when samples are too far apart to trust a
  * peak.
  */
-final class MsprofPeakRule implements DeviceRule {
+public final class MsprofPeakRule implements DeviceRule {
 
     /** The highest whole-device sample at or after ready (not counted at ready). */
     static final String DEVICE_PEAK = "device_peak";
@@ -36,7 +36,7 @@ final class MsprofPeakRule implements DeviceRule {
      * @param underLoad true when it is the maximum at or after ready, false for the whole run's
      * @param moment the moment name under which every series' value at it is kept
      */
-    record Peak(long bytes, Source source, Long timestampUs, boolean underLoad, String moment) {
+    public record Peak(long bytes, Source source, Long timestampUs, boolean underLoad, String moment) {
     }
 
     /**
@@ -44,7 +44,7 @@ final class MsprofPeakRule implements DeviceRule {
      * (the whole run's maximum when that came after ready: then they are one sample); else the
      * whole run's maximum.
      */
-    static Peak shown(MsprofEvidence m, MsprofSeries dev, String key) {
+    public static Peak shown(MsprofEvidence m, MsprofSeries dev, String key) {
         MsprofWindowPeak w = dev.windowPeak();
         Long ready = m.readyUs().orElse(null);
         if (w != null && "ready".equals(w.from()) && ready != null && w.fromUs() == ready) {

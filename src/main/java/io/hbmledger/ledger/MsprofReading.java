@@ -18,7 +18,7 @@ import java.util.Optional;
  * @param stale true when the sample is older than {@link #staleLimitUs} before the instant: still
  *     the value at it (nothing newer was sampled), but it may predate what happened just before
  */
-record MsprofReading(long bytes, Source source, String moment, String note, boolean stale) {
+public record MsprofReading(long bytes, Source source, String moment, String note, boolean stale) {
 
     /**
      * A sample older than this (or than two of the series' largest gaps) before the instant is
@@ -43,7 +43,7 @@ record MsprofReading(long bytes, Source source, String moment, String note, bool
      * that, msprof took no sample in between (stalled or lagging), and the value may be from
      * before the last start-up step (e.g. graph capture).
      */
-    static long staleLimitUs(MsprofSeries s) {
+    public static long staleLimitUs(MsprofSeries s) {
         long typical = s.meanIntervalUs().map(Math::round).orElse(0L);
         return Math.max(STALE_FLOOR_US, 5 * typical);
     }
@@ -52,7 +52,7 @@ record MsprofReading(long bytes, Source source, String moment, String note, bool
      * The last sample at or before the named instant, when the series covers it: empty when the
      * instant lies before the first sample or well after the last one (a clock or file mismatch).
      */
-    static Optional<MsprofReading> at(MsprofEvidence m, MsprofSeries s, String moment, String label) {
+    public static Optional<MsprofReading> at(MsprofEvidence m, MsprofSeries s, String moment, String label) {
         return at(m, s, moment, label, false);
     }
 
@@ -61,7 +61,7 @@ record MsprofReading(long bytes, Source source, String moment, String note, bool
      * written at each allocation or free (memory_record), whose last row holds until the next
      * one however old it is.
      */
-    static Optional<MsprofReading> at(MsprofEvidence m, MsprofSeries s, String moment, String label, boolean eventLog) {
+    public static Optional<MsprofReading> at(MsprofEvidence m, MsprofSeries s, String moment, String label, boolean eventLog) {
         Optional<MsprofValueAt> v = s.at(moment);
         if (v.isEmpty()) {
             return Optional.empty();
@@ -84,7 +84,7 @@ record MsprofReading(long bytes, Source source, String moment, String note, bool
     }
 
     /** Why {@link #at} found nothing: the instant against the series' time span. */
-    static String whyNot(MsprofSeries s, long instantUs, String label) {
+    public static String whyNot(MsprofSeries s, long instantUs, String label) {
         if (s.firstTimestampUs() == null) {
             return "the series has no timestamps";
         }
@@ -97,17 +97,17 @@ record MsprofReading(long bytes, Source source, String moment, String note, bool
     }
 
     /** The series maximum over the whole profiled window. */
-    static MsprofReading peak(MsprofEvidence m, MsprofSeries s, String why) {
+    public static MsprofReading peak(MsprofEvidence m, MsprofSeries s, String why) {
         String when = s.peakTimestampUs() == null ? "" : " at " + time(s.peakTimestampUs());
         return new MsprofReading(s.peakBytes(), m.source(s.peakFile(), s.peakRow(), s.peakText()), null,
                 "maximum over the profiled window" + when + " (" + why + ")", false);
     }
 
-    static String time(long epochUs) {
+    public static String time(long epochUs) {
         return Instant.ofEpochSecond(Math.floorDiv(epochUs, 1_000_000L), Math.floorMod(epochUs, 1_000_000L) * 1000L).toString();
     }
 
-    static String ms(long us) {
+    public static String ms(long us) {
         if (Math.abs(us) >= 10_000_000L) {
             return String.format(java.util.Locale.ROOT, "%.1f s", us / 1e6);
         }

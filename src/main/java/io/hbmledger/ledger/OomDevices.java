@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * mapped through the deployment's device list. Without a device in the message, the file's
  * {@code device} from run.json, then the line's rank, then a one-device deployment decide.
  */
-final class OomDevices {
+public final class OomDevices {
 
     private static final Pattern INDEX = Pattern.compile("(?i)(?:npu|gpu|cuda|device)\\D{0,2}(\\d+)");
 
@@ -51,7 +51,7 @@ final class OomDevices {
     }
 
     /** OOM lines of the device, in file order. */
-    static List<TaggedObservation> of(EvidenceSet ev, int logicalDevice) {
+    public static List<TaggedObservation> of(EvidenceSet ev, int logicalDevice) {
         List<TaggedObservation> out = new ArrayList<>();
         for (TaggedObservation t : ev.where(OomDevices::isOom)) {
             Integer d = deviceOf(t, ev.layout());

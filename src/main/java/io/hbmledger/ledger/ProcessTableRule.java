@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.check.UnlistedServerCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +18,7 @@ import java.util.Locale;
  * {@code other_processes}; when the vLLM figures are counted, that line then stays out of the sum,
  * as it may hold the server's own process.
  */
-final class ProcessTableRule implements DeviceRule {
+public final class ProcessTableRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -90,7 +91,7 @@ final class ProcessTableRule implements DeviceRule {
      * Every process row is counted whole, no vLLM figure overlaps them, and outside_processes is
      * used minus those rows: the sum is used by construction, and the residual says nothing.
      */
-    static boolean coversUsed(DeviceDraft d) {
+    public static boolean coversUsed(DeviceDraft d) {
         boolean rowsWhole = d.get(Component.SERVER_PROCESSES).filter(Entry::known).map(Entry::counted).orElse(true)
                 && d.get(Component.OTHER_PROCESSES).filter(Entry::known).map(Entry::counted).orElse(true);
         return rowsWhole && !splitByVllm(d) && d.hasKnownCounted(Component.OUTSIDE_PROCESSES);

@@ -14,15 +14,15 @@ import java.util.Optional;
  * (reported); with several ranks it is applied to each (inferred). When untagged workers printed
  * different values, the largest is applied and the note lists them.
  */
-final class RankPick {
+public final class RankPick {
 
-    record Picked(TaggedObservation t, Confidence confidence, String note) {
+    public record Picked(TaggedObservation t, Confidence confidence, String note) {
     }
 
     private RankPick() {
     }
 
-    static Optional<Picked> pick(List<TaggedObservation> lines, int rank, Layout layout) {
+    public static Optional<Picked> pick(List<TaggedObservation> lines, int rank, Layout layout) {
         TaggedObservation own = null;
         for (TaggedObservation t : lines) {
             if (t.rank() != null && t.rank() == rank) {

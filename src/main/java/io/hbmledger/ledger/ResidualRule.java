@@ -26,7 +26,7 @@ final class ResidualRule implements DeviceRule {
     /** With msprof data for this device, the note says which measured lines are out of the residual. */
     private static String withMsprof(EvidenceSet ev, DeviceDraft d, String note) {
         boolean profiled = ev.msprof().present()
-                && !MsprofDeviceMap.of(ev.msprof(), ev.layout()).matches(d.logicalDevice).isEmpty();
+                && !MsprofDeviceMap.of(ev.msprof(), ev.layout()).matches(d.logicalDevice()).isEmpty();
         return profiled && d.hasKnownCounted(Component.HCCL) && d.hasKnownCounted(Component.CANN_RUNTIME)
                 ? note + "; HCCL and the CANN runtime are measured lines above (msprof), so not in it" : note;
     }

@@ -28,19 +28,19 @@ final class SmiSampleRule implements DeviceRule {
             // One sample per device and moment, never a sum: the last file listed at the moment,
             // and in it the last sample of the device (EvidenceSet.smiRows); the note counts the rest.
             List<EvidenceSet.FileInfo> withDevice = ev.smiFiles(m).stream()
-                    .filter(f -> hasUsed(ev.smiRows(f.file(), d.logicalDevice)))
+                    .filter(f -> hasUsed(ev.smiRows(f.file(), d.logicalDevice())))
                     .toList();
             if (withDevice.isEmpty()) {
                 continue;
             }
             EvidenceSet.FileInfo f = withDevice.get(withDevice.size() - 1);
-            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice());
             d.decideSample(new DeviceDraft.SmiSample(f.file(), m == null ? null : m.jsonName()));
-            ev.smiKey(f.file(), d.logicalDevice).ifPresent(d::decideDeviceKey);
+            ev.smiKey(f.file(), d.logicalDevice()).ifPresent(d::decideDeviceKey);
             Optional<UsageRate> rate = UsageRate.of(rows);
             if (pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).isEmpty() && rate.isPresent()) {
                 UsageRate r = rate.get();
-                String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, r.rate());
+                String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice(), r.rate());
                 d.decideCapacity(new Amount(r.capacity().o().bytes(), r.capacity().source(), r.what() + " (npu-smi info -t usages), "
                         + (m == null ? "sample without a stated moment" : m.jsonName() + " sample")));
                 // a product of two readings, not a reading: inferred, with the arithmetic (README)
@@ -50,7 +50,7 @@ final class SmiSampleRule implements DeviceRule {
                 return;
             }
             TaggedObservation u = pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).orElseThrow();
-            String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice, u);
+            String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice(), u);
             d.decideSmiUsed(new Amount(u.o().bytes(), u.source(), note(u, m) + which));
             pick(rows, Quantity.HBM_TOTAL, Quantity.MEMORY_TOTAL, Quantity.FB_TOTAL).ifPresent(c ->
                     d.decideCapacity(new Amount(c.o().bytes(), c.source(), note(c, m))));
@@ -61,10 +61,10 @@ final class SmiSampleRule implements DeviceRule {
             if (!f.format().isDeviceSample()) {
                 continue;
             }
-            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice);
+            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice());
             Optional<TaggedObservation> cap = pick(rows, Quantity.HBM_TOTAL, Quantity.HBM_CAPACITY, Quantity.MEMORY_TOTAL, Quantity.MEMORY_CAPACITY, Quantity.FB_TOTAL);
             if (cap.isPresent()) {
-                ev.smiKey(f.file(), d.logicalDevice).ifPresent(d::decideDeviceKey);
+                ev.smiKey(f.file(), d.logicalDevice()).ifPresent(d::decideDeviceKey);
                 TaggedObservation c = cap.get();
                 d.decideCapacity(new Amount(c.o().bytes(), c.source(),
                         "from the " + (f.moment() == null ? "untagged" : f.moment().jsonName())
@@ -88,7 +88,7 @@ final class SmiSampleRule implements DeviceRule {
                 continue;
             }
             String name = f.file() + " (" + (f.moment() == null ? "no moment" : f.moment().jsonName()) + ")";
-            if (!ev.smiRows(f.file(), d.logicalDevice).isEmpty()) {
+            if (!ev.smiRows(f.file(), d.logicalDevice()).isEmpty()) {
                 have.add(name);
             }
             if (f.moment() != null && f.moment().jsonName().equals(d.moment())) {

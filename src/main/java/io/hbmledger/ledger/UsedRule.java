@@ -2,6 +2,7 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.check.MsprofUsedCheck;
 import java.util.Optional;
 
 /**
@@ -15,7 +16,7 @@ import java.util.Optional;
  *   <li>otherwise unknown, with the sample rule's reason.</li>
  * </ol>
  */
-final class UsedRule implements DeviceRule {
+public final class UsedRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -31,11 +32,11 @@ final class UsedRule implements DeviceRule {
     }
 
     /** msprof's whole-device HBM at ready, with the device key of the profile it came from. */
-    record MsprofUsed(MsprofReading reading, String key) {
+    public record MsprofUsed(MsprofReading reading, String key) {
     }
 
     /** msprof's npu_mem Device value at the ready instant for this device, when the profile has one. */
-    static Optional<MsprofUsed> msprofAtReady(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<MsprofUsed> msprofAtReady(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
         if (m.readyUs().isEmpty()) {
             return Optional.empty();

@@ -1,7 +1,7 @@
 package io.hbmledger.load;
 
-import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
 import io.hbmledger.evidence.safetensors.LfsPointers;

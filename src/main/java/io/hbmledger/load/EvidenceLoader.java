@@ -1,7 +1,7 @@
 package io.hbmledger.load;
 
-import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.ledger.CheckpointEvidence;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Layout;

@@ -6,6 +6,7 @@ import io.hbmledger.evidence.Context;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.check.LaterSamplesCheck;
 import io.hbmledger.load.RankLabels;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import io.hbmledger.evidence.Context;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.check.KvTokensCheck;
 import io.hbmledger.run.Moment;
 import io.hbmledger.weights.ParallelLayout;
 import java.util.ArrayList;

@@ -1,14 +1,17 @@
 package io.hbmledger.ledger;
 
-import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import io.hbmledger.evidence.msprof.MsprofQuantity;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofValueAt;
+import io.hbmledger.ledger.check.MsprofAppCheck;
+import io.hbmledger.ledger.check.MsprofDeviceCheck;
+import io.hbmledger.ledger.check.MsprofReadySampleCheck;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

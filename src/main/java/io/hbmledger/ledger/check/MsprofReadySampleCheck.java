@@ -1,7 +1,14 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofDeviceMap;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.MsprofReading;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -14,9 +21,9 @@ import java.util.Optional;
  * than {@link MsprofReading#staleLimitUs} (max(5 x its typical interval, 1 s)), naming each with
  * its own time; memory_record is written per allocation and free, so its age is no fault.
  */
-final class MsprofReadySampleCheck implements DeviceRule {
+public final class MsprofReadySampleCheck implements DeviceRule {
 
-    static final String CHECK = "msprof_ready_sample";
+    public static final String CHECK = "msprof_ready_sample";
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -1,11 +1,19 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
+
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.ProcessTableRule;
+import io.hbmledger.ledger.Units;
 
 /**
  * Does the ledger explain what the device shows? Within 2% of capacity passes; entries that add
  * up to more than used (by more than that) fail, since something is counted twice or comes from
  * another moment; a larger unexplained part warns.
  */
-final class LedgerSumCheck implements DeviceRule {
+public final class LedgerSumCheck implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -1,12 +1,18 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Units;
+import io.hbmledger.ledger.UsedRule;
 import java.util.Optional;
 
 /**
  * {@code msprof_vs_npu_smi}: when an npu-smi sample gives used (and so {@link UsedRule} took it),
  * msprof's npu_mem {@code Device} value at ready should agree with it to within 2% of capacity.
  */
-final class MsprofUsedCheck implements DeviceRule {
+public final class MsprofUsedCheck implements DeviceRule {
 
     static final String CHECK = "msprof_vs_npu_smi";
 

@@ -1,4 +1,8 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
+
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.Units;
 
 /**
  * What the runtime offers the framework (vLLM's total, torch's "total capacity") against the
@@ -8,7 +12,7 @@ package io.hbmledger.ledger;
  * are not of the same device (another host, another chip model, a MIG slice or a limit on the
  * process): never a pass, and never a negative amount "kept out of reach".
  */
-final class TotalVsCapacity {
+public final class TotalVsCapacity {
 
     static final double TOLERANCE = 0.10;
 

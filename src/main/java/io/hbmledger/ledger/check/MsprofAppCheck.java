@@ -1,8 +1,20 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofDeviceMap;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.MsprofModules;
+import io.hbmledger.ledger.MsprofPeakRule;
+import io.hbmledger.ledger.MsprofReading;
+import io.hbmledger.ledger.Units;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -14,9 +26,9 @@ import java.util.Optional;
  * figure. When APP also holds GE (APP is PTA reserved + GE rather than PTA reserved, as
  * memory_record shows), GE is taken out first, so it is not counted twice.
  */
-final class MsprofAppCheck implements DeviceRule {
+public final class MsprofAppCheck implements DeviceRule {
 
-    static final String CHECK = "msprof_app_vs_vllm";
+    public static final String CHECK = "msprof_app_vs_vllm";
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -24,7 +36,7 @@ final class MsprofAppCheck implements DeviceRule {
         if (!m.present() || !"ready".equals(d.moment())) {
             return;
         }
-        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice);
+        List<MsprofDeviceMap.Match> matches = MsprofDeviceMap.of(m, ev.layout()).matches(d.logicalDevice());
         if (matches.isEmpty()) {
             return;
         }

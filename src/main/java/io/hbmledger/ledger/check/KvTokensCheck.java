@@ -1,6 +1,20 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.KvCacheRule;
+import io.hbmledger.ledger.KvFromTokens;
+import io.hbmledger.ledger.KvPerToken;
+import io.hbmledger.ledger.RankPick;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -25,9 +39,9 @@ import java.util.regex.Pattern;
  * printed, the product is a {@link KvCacheRule} candidate ({@link KvFromTokens}); the check then
  * has nothing to compare.
  */
-final class KvTokensCheck implements DeviceRule {
+public final class KvTokensCheck implements DeviceRule {
 
-    static final String CHECK = "kv_cache_vs_tokens";
+    public static final String CHECK = "kv_cache_vs_tokens";
     private static final int BLOCK = 128;
     private static final Pattern AMOUNT = Pattern.compile("(\\d[\\d,]*)(?:\\.(\\d+))?\\s*([KMGT]i?B)?");
 
@@ -93,7 +107,7 @@ final class KvTokensCheck implements DeviceRule {
     }
 
     /** Half a unit of the printed figure's last digit, in bytes ("31.84 GiB": 0.005 GiB). */
-    static long rounding(String text) {
+    public static long rounding(String text) {
         if (text == null) {
             return 0;
         }

@@ -1,5 +1,12 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.LedgerMomentRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -10,7 +17,7 @@ import java.util.Set;
  * baseline is by definition an idle sample, so those are not mixing. A device sample without a
  * stated moment is.
  */
-final class MixedMomentsCheck implements DeviceRule {
+public final class MixedMomentsCheck implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

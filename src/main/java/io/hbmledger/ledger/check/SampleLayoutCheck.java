@@ -1,6 +1,12 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -15,7 +21,7 @@ import java.util.Set;
  * device is called, whether the table shows chip ids (Phy-ID), how many chips it lists and the
  * device's capacity; any difference warns.
  */
-final class SampleLayoutCheck implements DeviceRule {
+public final class SampleLayoutCheck implements DeviceRule {
 
     static final String NAME = "samples_same_layout";
 
@@ -37,8 +43,8 @@ final class SampleLayoutCheck implements DeviceRule {
             }
             long chips = all.stream().map(t -> t.o().context().device()).filter(Objects::nonNull).distinct().count();
             boolean ids = all.stream().anyMatch(t -> t.o().context().deviceId() != null);
-            String key = ev.smiKey(f.file(), d.logicalDevice).orElse("absent");
-            Long cap = ev.smiRows(f.file(), d.logicalDevice).stream()
+            String key = ev.smiKey(f.file(), d.logicalDevice()).orElse("absent");
+            Long cap = ev.smiRows(f.file(), d.logicalDevice()).stream()
                     .filter(t -> CAPACITY.contains(t.quantity())).map(t -> t.o().bytes()).findFirst().orElse(null);
             String shape = key + ", " + chips + " chips, " + (ids ? "with" : "no") + " Phy-ID"
                     + (cap == null ? "" : ", capacity " + Units.gib(cap));
@@ -51,7 +57,7 @@ final class SampleLayoutCheck implements DeviceRule {
         if (shapes.size() == 1) {
             d.check(new Check(NAME, Check.Status.PASS, "every device sample shows this device alike (" + shapes.iterator().next() + ")"));
         } else {
-            d.check(new Check(NAME, Check.Status.WARN, "the device samples disagree about device " + d.logicalDevice
+            d.check(new Check(NAME, Check.Status.WARN, "the device samples disagree about device " + d.logicalDevice()
                     + " (" + String.join("; ", described) + "): they come from different hosts or chip layouts,"
                     + " so figures from them do not belong in one ledger"));
         }

@@ -1,6 +1,18 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.OomDevices;
+import io.hbmledger.ledger.RankPick;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Optional;
@@ -11,17 +23,17 @@ import java.util.Optional;
  * serving processes' memory when the process table gives it, else used minus the driver
  * baseline.
  */
-final class BudgetCheck implements DeviceRule {
+public final class BudgetCheck implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        if (d.ranks.isEmpty()) {
+        if (d.ranks().isEmpty()) {
             return;
         }
-        int rank = d.ranks.get(0);
+        int rank = d.ranks().get(0);
         Optional<RankPick.Picked> util = RankPick.pick(ev.vllm(Quantity.MEMORY_UTILIZATION), rank, ev.layout());
         Optional<RankPick.Picked> total = RankPick.pick(ev.vllm(Quantity.TOTAL_MEMORY), rank, ev.layout());
-        Optional<TaggedObservation> oomTotal = OomDevices.of(ev, d.logicalDevice).stream()
+        Optional<TaggedObservation> oomTotal = OomDevices.of(ev, d.logicalDevice()).stream()
                 .filter(t -> t.quantity() == Quantity.OOM_TOTAL_CAPACITY).findFirst();
         Long t = total.map(p -> p.t().o().bytes()).orElse(oomTotal.map(o -> o.o().bytes()).orElse(null));
         Source tSrc = total.map(p -> p.t().source()).orElse(oomTotal.map(TaggedObservation::source).orElse(null));

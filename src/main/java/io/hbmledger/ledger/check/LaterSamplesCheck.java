@@ -1,6 +1,13 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import io.hbmledger.run.Moment;
 import java.util.List;
 
@@ -12,9 +19,9 @@ import java.util.List;
  * msprof. Growth beyond 2% of capacity warns, since the ready ledger no longer describes the
  * device then.
  */
-final class LaterSamplesCheck implements DeviceRule {
+public final class LaterSamplesCheck implements DeviceRule {
 
-    static final String NAME = "growth_after_ready";
+    public static final String NAME = "growth_after_ready";
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -35,7 +42,7 @@ final class LaterSamplesCheck implements DeviceRule {
             int samples = 0;
             for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
                 // every sample of the file (a capture under load holds many), one used row each
-                for (List<TaggedObservation> sample : ev.smiSamples(f.file(), d.logicalDevice)) {
+                for (List<TaggedObservation> sample : ev.smiSamples(f.file(), d.logicalDevice())) {
                     for (TaggedObservation t : sample) {
                         if (t.quantity() == Quantity.HBM_USED || t.quantity() == Quantity.FB_USED
                                 || t.quantity() == Quantity.MEMORY_USED) {

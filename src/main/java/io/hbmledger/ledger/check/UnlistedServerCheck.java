@@ -1,5 +1,9 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import java.util.List;
 
 /**
@@ -8,14 +12,14 @@ import java.util.List;
  * engine start their own processes): it is counted under other_processes, and this check warns so
  * the split is not trusted blindly.
  */
-final class UnlistedServerCheck {
+public final class UnlistedServerCheck {
 
     static final String NAME = "unlisted_server_processes";
 
     private UnlistedServerCheck() {
     }
 
-    static void apply(DeviceDraft d, List<TaggedObservation> others) {
+    public static void apply(DeviceDraft d, List<TaggedObservation> others) {
         List<TaggedObservation> alike = others.stream().filter(t -> servingName(t.o().context().processName())).toList();
         if (alike.isEmpty()) {
             return; // nothing to say: no check line, so ledgers without the case stay as they were

@@ -1,7 +1,14 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.check;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofDeviceMap;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.MsprofReading;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,9 +17,9 @@ import java.util.List;
  * reconciled ({@code msprof_device_ids}), and whether the ready instant lies inside the profiled
  * window ({@code msprof_timeline}).
  */
-final class MsprofDeviceCheck implements DeviceRule {
+public final class MsprofDeviceCheck implements DeviceRule {
 
-    static final String IDS = "msprof_device_ids";
+    public static final String IDS = "msprof_device_ids";
     static final String TIMELINE = "msprof_timeline";
 
     @Override
@@ -22,11 +29,11 @@ final class MsprofDeviceCheck implements DeviceRule {
             return;
         }
         MsprofDeviceMap map = MsprofDeviceMap.of(m, ev.layout());
-        List<MsprofDeviceMap.Match> matches = map.matches(d.logicalDevice);
+        List<MsprofDeviceMap.Match> matches = map.matches(d.logicalDevice());
         if (matches.isEmpty()) {
             List<String> seen = new ArrayList<>();
             m.exports().forEach(e -> seen.addAll(e.summary().devices()));
-            d.check(new Check(IDS, Check.Status.WARN, "no msprof data for device " + d.logicalDevice
+            d.check(new Check(IDS, Check.Status.WARN, "no msprof data for device " + d.logicalDevice()
                     + " (the export holds " + (seen.isEmpty() ? "no device" : String.join(", ", seen)) + ")"));
             return;
         }
