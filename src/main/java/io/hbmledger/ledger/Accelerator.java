@@ -35,7 +35,7 @@ public final class Accelerator {
         return Kind.UNKNOWN;
     }
 
-    static boolean gpu(EvidenceSet ev) {
+    public static boolean gpu(EvidenceSet ev) {
         return of(ev) == Kind.GPU;
     }
 

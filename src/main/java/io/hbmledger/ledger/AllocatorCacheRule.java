@@ -1,5 +1,7 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.ledger.msprof.MsprofAllocatorCache;
+
 /**
  * Owner of the allocator cache line (PyTorch's caching allocator: reserved but not allocated).
  * Precedence, by design and not by rule order:
@@ -11,7 +13,7 @@ package io.hbmledger.ledger;
  *   <li>otherwise no line: nothing in the run speaks of the allocator's cache.</li>
  * </ol>
  */
-final class AllocatorCacheRule implements DeviceRule {
+public final class AllocatorCacheRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -10,7 +10,7 @@ package io.hbmledger.ledger;
  * without a line for each. Only without that figure are they unknown, and the note names the
  * nvidia-smi evidence that is missing, never msprof.
  */
-final class GpuComponents {
+public final class GpuComponents {
 
     static final String NCCL = Component.NCCL;
     static final String CUDA_RUNTIME = Component.CUDA_RUNTIME;
@@ -19,7 +19,7 @@ final class GpuComponents {
     }
 
     /** Unknown lines for NCCL and the CUDA context unless the server's per-process memory is measured. */
-    static void unknownUnlessInServerProcesses(DeviceDraft d) {
+    public static void unknownUnlessInServerProcesses(DeviceDraft d) {
         if (d.hasKnown(Component.SERVER_PROCESSES)) {
             return;
         }

@@ -3,6 +3,8 @@ package io.hbmledger.ledger;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.ledger.DeviceLedger.Amount;
 import io.hbmledger.ledger.check.MsprofUsedCheck;
+import io.hbmledger.ledger.msprof.MsprofDeviceMap;
+import io.hbmledger.ledger.msprof.MsprofReading;
 import java.util.Optional;
 
 /**

@@ -12,6 +12,7 @@ import io.hbmledger.evidence.msprof.MsprofValueAt;
 import io.hbmledger.ledger.check.MsprofAppCheck;
 import io.hbmledger.ledger.check.MsprofDeviceCheck;
 import io.hbmledger.ledger.check.MsprofReadySampleCheck;
+import io.hbmledger.ledger.msprof.MsprofPeakRule;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -6,9 +6,9 @@ import io.hbmledger.ledger.Check;
 import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.EvidenceSet;
-import io.hbmledger.ledger.MsprofDeviceMap;
 import io.hbmledger.ledger.MsprofEvidence;
-import io.hbmledger.ledger.MsprofReading;
+import io.hbmledger.ledger.msprof.MsprofDeviceMap;
+import io.hbmledger.ledger.msprof.MsprofReading;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,9 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofValueAt;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.Source;
 import java.time.Instant;
 import java.util.Optional;
 

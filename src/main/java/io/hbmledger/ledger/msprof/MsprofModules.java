@@ -1,5 +1,6 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
+import io.hbmledger.ledger.Component;
 import java.util.Set;
 
 /**

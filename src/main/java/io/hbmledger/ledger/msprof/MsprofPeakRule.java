@@ -1,11 +1,21 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofPeakMoments;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofWindowPeak;
-import java.util.Map;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.Units;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,10 +33,10 @@ import java.util.Optional;
 public final class MsprofPeakRule implements DeviceRule {
 
     /** The highest whole-device sample at or after ready (not counted at ready). */
-    static final String DEVICE_PEAK = "device_peak";
+    public static final String DEVICE_PEAK = "device_peak";
     /** Device peak minus device at ready, from the same npu_mem series. */
-    static final String ACTIVATION_UNDER_LOAD = "activation_peak_under_load";
-    static final String SAMPLING_CHECK = "msprof_sampling";
+    public static final String ACTIVATION_UNDER_LOAD = "activation_peak_under_load";
+    public static final String SAMPLING_CHECK = "msprof_sampling";
     /** A gap between samples above this can hide a peak: msprof's default is 50 Hz (20 ms). */
     static final long COARSE_US = 100_000L;
 

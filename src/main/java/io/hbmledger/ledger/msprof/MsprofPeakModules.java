@@ -1,7 +1,10 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.Units;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +22,7 @@ import java.util.Optional;
  * @param lag how long before the peak the module samples were taken (the oldest), or null
  * @param missing groups with a series that has no sample at the peak
  */
-record MsprofPeakModules(Map<String, Long> atPeak, Map<String, Long> growth, Long lag, List<String> missing) {
+public record MsprofPeakModules(Map<String, Long> atPeak, Map<String, Long> growth, Long lag, List<String> missing) {
 
     static final String APP = "APP";
     private static final List<String> ORDER = List.of(APP, "HCCL", "CANN runtime", "other modules");

@@ -1,7 +1,18 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.GpuComponents;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.Units;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +35,7 @@ import java.util.Optional;
  * <p>Owner of hccl, cann_runtime and other_modules (on an NVIDIA GPU, of their counterparts'
  * unknown lines, {@link GpuComponents}); refines vLLM's non_torch line, which holds them.
  */
-final class MsprofModulesRule implements DeviceRule {
+public final class MsprofModulesRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

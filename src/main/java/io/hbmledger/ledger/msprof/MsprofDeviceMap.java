@@ -1,5 +1,9 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.MsprofEvidence;
 import io.hbmledger.ledger.check.MsprofDeviceCheck;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

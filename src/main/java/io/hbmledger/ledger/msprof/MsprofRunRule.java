@@ -1,9 +1,16 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofOperatorTotals;
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
 import io.hbmledger.evidence.msprof.MsprofTable;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceLedger;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.ProcessLevelEntry;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -15,7 +22,7 @@ import java.util.TreeSet;
  * cannot be reconciled), never into a device's sum; devices of the deployment the export does
  * not cover, and exports without any memory table, make the run incomplete and are named.
  */
-final class MsprofRunRule implements RunRule {
+public final class MsprofRunRule implements RunRule {
 
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {

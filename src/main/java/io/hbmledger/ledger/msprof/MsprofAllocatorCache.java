@@ -1,7 +1,15 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
+import io.hbmledger.ledger.AllocatorCacheRule;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.Units;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,12 +21,12 @@ import java.util.Optional;
  * the instant holds however old it is. A candidate that {@link AllocatorCacheRule} weighs: a known
  * amount, or an unknown line that says why memory_record gave none.
  */
-final class MsprofAllocatorCache {
+public final class MsprofAllocatorCache {
 
     private MsprofAllocatorCache() {
     }
 
-    static Optional<Entry> atReady(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<Entry> atReady(EvidenceSet ev, DeviceDraft d) {
         MsprofEvidence m = ev.msprof();
         Optional<MsprofDeviceMap.Match> match = MsprofDeviceMap.atReady(ev, d);
         if (match.isEmpty()) {
