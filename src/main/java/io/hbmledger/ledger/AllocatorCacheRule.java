@@ -2,6 +2,7 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.msprof.MsprofAllocatorCache;
 
+
 /**
  * Owner of the allocator cache line (PyTorch's caching allocator: reserved but not allocated).
  * Precedence, by design and not by rule order:

@@ -10,6 +10,8 @@ import io.hbmledger.ledger.check.MsprofDeviceCheck;
 import io.hbmledger.ledger.check.MsprofReadySampleCheck;
 import io.hbmledger.ledger.check.MsprofUsedCheck;
 import io.hbmledger.ledger.check.SampleLayoutCheck;
+import io.hbmledger.ledger.checkpoint.CheckpointTotalRule;
+import io.hbmledger.ledger.checkpoint.CheckpointWeightsRule;
 import io.hbmledger.ledger.msprof.MsprofModulesRule;
 import io.hbmledger.ledger.msprof.MsprofPeakRule;
 import io.hbmledger.ledger.msprof.MsprofRunRule;

@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.checkpoint.KvPerToken;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -19,7 +19,7 @@ import java.util.Optional;
  * run's transient peak, freed before the server is ready, so it is shown but not counted in a
  * ready ledger.
  */
-final class VllmFiguresRule implements DeviceRule {
+public final class VllmFiguresRule implements DeviceRule {
 
     private record Figure(Quantity quantity, String component, String what) {
     }
@@ -60,7 +60,7 @@ final class VllmFiguresRule implements DeviceRule {
     }
 
     /** vLLM's figure of one component for the device's first rank, when the log prints one. */
-    static Optional<Entry> figure(EvidenceSet ev, DeviceDraft d, String component) {
+    public static Optional<Entry> figure(EvidenceSet ev, DeviceDraft d, String component) {
         if (d.ranks().isEmpty()) {
             return Optional.empty();
         }

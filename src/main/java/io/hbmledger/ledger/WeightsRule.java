@@ -1,5 +1,6 @@
 package io.hbmledger.ledger;
 
+import io.hbmledger.ledger.checkpoint.CheckpointWeightsRule;
 import java.util.Optional;
 
 /**
@@ -14,7 +15,7 @@ import java.util.Optional;
  * </ol>
  * {@link OomRule} may take the line out of the sum (it sits inside torch_allocated).
  */
-final class WeightsRule implements DeviceRule {
+public final class WeightsRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

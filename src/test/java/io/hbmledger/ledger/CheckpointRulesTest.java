@@ -7,6 +7,8 @@ import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.check.KvTokensCheck;
+import io.hbmledger.ledger.checkpoint.CheckpointTotalRule;
+import io.hbmledger.ledger.checkpoint.CheckpointWeightsRule;
 import io.hbmledger.run.Moment;
 import io.hbmledger.weights.ParallelLayout;
 import java.util.ArrayList;

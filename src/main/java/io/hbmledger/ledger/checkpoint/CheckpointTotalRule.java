@@ -1,13 +1,19 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.checkpoint;
+
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.ProcessLevelEntry;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
 
 /**
  * The whole checkpoint's bytes, kept at process level: it belongs to every rank together, not
  * to one device. Exact from safetensors headers or the index's total_size, estimated from
  * config.json shapes ({@link CheckpointTotal}).
  */
-final class CheckpointTotalRule implements RunRule {
+public final class CheckpointTotalRule implements RunRule {
 
-    static final String COMPONENT = "weights_checkpoint_total";
+    public static final String COMPONENT = "weights_checkpoint_total";
 
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {

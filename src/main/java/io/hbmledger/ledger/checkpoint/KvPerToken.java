@@ -1,6 +1,10 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.checkpoint;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.weights.KvCacheEstimate;
 import io.hbmledger.weights.WeightsPlanner;
 import java.util.List;

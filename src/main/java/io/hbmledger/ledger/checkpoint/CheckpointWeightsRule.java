@@ -1,6 +1,19 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.checkpoint;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.OomDevices;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
+import io.hbmledger.ledger.VllmFiguresRule;
+import io.hbmledger.ledger.WeightsRule;
 import io.hbmledger.weights.ParallelLayout;
 import io.hbmledger.weights.WeightsCrossCheck;
 import io.hbmledger.weights.WeightsPlan;
@@ -21,10 +34,10 @@ import java.util.Optional;
  * the rank, the checkpoint's share is {@link WeightsRule}'s second candidate ({@link #standIn}),
  * estimated, and says so.
  */
-final class CheckpointWeightsRule implements DeviceRule {
+public final class CheckpointWeightsRule implements DeviceRule {
 
-    static final String COMPONENT = "weights_checkpoint";
-    static final String CHECK = "weights_vs_checkpoint";
+    public static final String COMPONENT = "weights_checkpoint";
+    public static final String CHECK = "weights_vs_checkpoint";
     private static final long MIN_TOLERANCE = 64L << 20;
 
     /** The checkpoint's share of the device's first rank, with the arithmetic that gave it. */
@@ -52,7 +65,7 @@ final class CheckpointWeightsRule implements DeviceRule {
      * The checkpoint's share standing in as the weights line (estimated): a {@link WeightsRule}
      * candidate for a rank the log prints no weights figure for.
      */
-    static Optional<Entry> standIn(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<Entry> standIn(EvidenceSet ev, DeviceDraft d) {
         Optional<Share> s = share(ev, d);
         if (s.isEmpty()) {
             return Optional.empty();
@@ -119,7 +132,7 @@ final class CheckpointWeightsRule implements DeviceRule {
     }
 
     /** vLLM numbers ranks pp_rank x tp + tp_rank within a DP replica. */
-    static int stageOf(int rank, ParallelLayout l) {
+    public static int stageOf(int rank, ParallelLayout l) {
         return l.pp() <= 1 ? 0 : Math.min((rank / l.tp()) % l.pp(), l.pp() - 1);
     }
 

@@ -1,5 +1,7 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.checkpoint;
 
+import io.hbmledger.ledger.CheckpointEvidence;
+import io.hbmledger.ledger.Confidence;
 import io.hbmledger.weights.Checkpoint;
 
 /**
@@ -11,7 +13,7 @@ import io.hbmledger.weights.Checkpoint;
  * @param confidence {@link Confidence#EXACT} or {@link Confidence#ESTIMATED}
  * @param how where the figure comes from, in a sentence
  */
-record CheckpointTotal(long bytes, Confidence confidence, String how) {
+public record CheckpointTotal(long bytes, Confidence confidence, String how) {
 
     static CheckpointTotal of(CheckpointEvidence c) {
         Checkpoint ck = c.checkpoint();
