@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.ledger.vllm.OomDevices;
 import java.util.Locale;
 
 /**

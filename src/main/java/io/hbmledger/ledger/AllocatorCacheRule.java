@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.msprof.MsprofAllocatorCache;
+import io.hbmledger.ledger.vllm.OomRule;
+
 
 
 /**

@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,7 +78,7 @@ public final class DeviceDraft {
         }
     }
 
-    void decideMoment(String m) {
+    public void decideMoment(String m) {
         moment.decide(m);
     }
 

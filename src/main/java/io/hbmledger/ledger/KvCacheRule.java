@@ -2,6 +2,9 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.check.KvTokensCheck;
+import io.hbmledger.ledger.vllm.KvFromTokens;
+import io.hbmledger.ledger.vllm.OomRule;
+import io.hbmledger.ledger.vllm.VllmFiguresRule;
 import java.util.Optional;
 
 /**

@@ -3,6 +3,7 @@ package io.hbmledger.ledger;
 import io.hbmledger.ledger.msprof.MsprofDeviceMap;
 
 
+
 /**
  * Used minus the counted known entries at the same moment, signed: never forced to zero and
  * never hidden. The note says what the residual can hold given which entries are present.

@@ -2,6 +2,7 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.run.Moment;
 import java.util.Arrays;
 import java.util.EnumSet;

@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.ledger.vllm.LedgerMomentRule;
+import io.hbmledger.ledger.vllm.OomDevices;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.checkpoint.CheckpointWeightsRule;
+import io.hbmledger.ledger.vllm.OomRule;
+import io.hbmledger.ledger.vllm.VllmFiguresRule;
 import java.util.Optional;
 
 /**

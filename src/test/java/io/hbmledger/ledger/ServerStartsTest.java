@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.vllm.ProfilePeakRule;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;

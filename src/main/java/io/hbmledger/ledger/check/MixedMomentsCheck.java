@@ -6,7 +6,7 @@ import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
-import io.hbmledger.ledger.LedgerMomentRule;
+import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

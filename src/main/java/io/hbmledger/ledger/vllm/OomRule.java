@@ -1,6 +1,16 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.AllocatorCacheRule;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import java.util.List;
 import java.util.Optional;
 
@@ -14,7 +24,7 @@ import java.util.Optional;
  * <p>Owner of torch_allocated; refines (takes out of the sum) the vLLM lines that sit inside it.
  * The allocator cache is {@link AllocatorCacheRule}'s, with this message as its first candidate.
  */
-final class OomRule implements DeviceRule {
+public final class OomRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
@@ -54,13 +64,13 @@ final class OomRule implements DeviceRule {
      * torch_allocated line this rule decides, which holds weights, KV cache and activations, so
      * their owners put no unknown line beside it.
      */
-    static Optional<TaggedObservation> allocated(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<TaggedObservation> allocated(EvidenceSet ev, DeviceDraft d) {
         return "oom".equals(d.moment()) ? last(OomDevices.of(ev, d.logicalDevice()), Quantity.OOM_ALLOCATED)
                 : Optional.empty();
     }
 
     /** The allocator's cache from the OOM message, reserved minus allocated (inferred): an {@link AllocatorCacheRule} candidate. */
-    static Optional<Entry> allocatorCache(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<Entry> allocatorCache(EvidenceSet ev, DeviceDraft d) {
         if (!"oom".equals(d.moment())) {
             return Optional.empty();
         }

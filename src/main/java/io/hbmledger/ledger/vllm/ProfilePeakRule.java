@@ -1,6 +1,14 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Check;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Units;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
@@ -15,9 +23,9 @@ import java.util.Optional;
  * freed before ready, so the lump is shown but not counted. Owner of that lump
  * ({@code activation_peak_and_non_torch}); it reads vLLM's figures from the log, not from lines.
  */
-final class ProfilePeakRule implements DeviceRule {
+public final class ProfilePeakRule implements DeviceRule {
 
-    static final String NAME = "vllm_figures_consistent";
+    public static final String NAME = "vllm_figures_consistent";
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

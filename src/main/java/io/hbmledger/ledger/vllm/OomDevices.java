@@ -1,6 +1,9 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -19,7 +22,7 @@ public final class OomDevices {
     private OomDevices() {
     }
 
-    static boolean isOom(TaggedObservation t) {
+    public static boolean isOom(TaggedObservation t) {
         return Quantity.OUT_OF_MEMORY.contains(t.quantity());
     }
 

@@ -1,6 +1,10 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
 
 /**
  * Which instant the device's ledger explains: {@code oom} when the run's log holds an
@@ -35,7 +39,7 @@ public final class LedgerMomentRule implements DeviceRule {
      * cache blocks" (v1/core/kv_cache_utils.py check_enough_kv_cache_memory: available_memory
      * <= 0), so the server never became ready.
      */
-    static java.util.Optional<TaggedObservation> refusedKv(EvidenceSet ev) {
+    public static java.util.Optional<TaggedObservation> refusedKv(EvidenceSet ev) {
         return ev.where(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE && t.o().bytes() != null && t.o().bytes() < 0)
                 .stream().findFirst();
     }
@@ -45,7 +49,7 @@ public final class LedgerMomentRule implements DeviceRule {
      * check at start, KV sizing, profiling or model loading: {@code memory_failure} with its
      * phase). An out-of-memory error with figures is the OOM moment instead.
      */
-    static java.util.Optional<TaggedObservation> refusedStart(EvidenceSet ev) {
+    public static java.util.Optional<TaggedObservation> refusedStart(EvidenceSet ev) {
         return ev.where(t -> t.quantity() == Quantity.MEMORY_FAILURE).stream().findFirst();
     }
 }

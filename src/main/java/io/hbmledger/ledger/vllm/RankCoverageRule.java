@@ -1,12 +1,17 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.TreeSet;
 
 /**
  * Says when the log names worker ranks the deployment does not have (a wrong --tp or devices
  * list): those lines would otherwise be silently left out of every device's ledger.
  */
-final class RankCoverageRule implements RunRule {
+public final class RankCoverageRule implements RunRule {
 
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {

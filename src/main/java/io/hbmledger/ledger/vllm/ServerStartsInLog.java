@@ -1,8 +1,12 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +19,7 @@ import java.util.Map;
  * ({@code server_start}); markers with no figure between them (version, args, engine lines of one
  * start) are one start.
  */
-final class ServerStartsInLog {
+public final class ServerStartsInLog {
 
     private ServerStartsInLog() {
     }
@@ -60,7 +64,7 @@ final class ServerStartsInLog {
      * earlier start is kept as one {@code earlier_server_start} observation (value = figures set
      * aside), so the run can say what was left out.
      */
-    static List<TaggedObservation> lastStartOnly(List<TaggedObservation> all) {
+    public static List<TaggedObservation> lastStartOnly(List<TaggedObservation> all) {
         Map<String, List<Integer>> startsByLog = new LinkedHashMap<>();
         for (Map.Entry<String, List<TaggedObservation>> f : byLog(all).entrySet()) {
             List<Integer> s = starts(f.getValue());
@@ -113,7 +117,7 @@ final class ServerStartsInLog {
     }
 
     /** Run notes: which log held several starts, which lines were set aside. */
-    static final class Rule implements RunRule {
+    public static final class Rule implements RunRule {
         @Override
         public void apply(EvidenceSet ev, RunDraft run) {
             Map<String, List<TaggedObservation>> earlier = new LinkedHashMap<>();

@@ -1,6 +1,15 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.KvCacheRule;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import io.hbmledger.ledger.checkpoint.KvPerToken;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +28,7 @@ public final class KvFromTokens {
      * With a checkpoint: tokens times the checkpoint's KV bytes per token on this device
      * ({@link KvPerToken}: MLA, TP beyond the KV heads), estimated.
      */
-    static Optional<Entry> estimated(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<Entry> estimated(EvidenceSet ev, DeviceDraft d) {
         if (ev.checkpoint() == null || d.ranks().isEmpty()) {
             return Optional.empty();
         }
@@ -46,7 +55,7 @@ public final class KvFromTokens {
      * holds when the KV heads split evenly across TP ranks (not for MLA, whose latent is
      * replicated); the note says so. Inferred.
      */
-    static Optional<Entry> inferred(EvidenceSet ev, DeviceDraft d) {
+    public static Optional<Entry> inferred(EvidenceSet ev, DeviceDraft d) {
         if (d.ranks().isEmpty() || ev.checkpoint() != null) {
             return Optional.empty();
         }

@@ -1,5 +1,8 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,17 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.KvCacheRule;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
+import io.hbmledger.ledger.WeightsRule;
 import java.util.List;
 import java.util.Optional;
 
@@ -55,7 +65,7 @@ public final class VllmFiguresRule implements DeviceRule {
     }
 
     /** What an unknown vLLM line says: what the log lacks, or that the run holds no log. */
-    static String missing(EvidenceSet ev, String withLog) {
+    public static String missing(EvidenceSet ev, String withLog) {
         return ev.has(EvidenceFormat.Family.VLLM_LOG) ? withLog : "no vLLM log in the run";
     }
 

@@ -1,5 +1,11 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.ProcessLevelEntry;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,7 +14,7 @@ import java.util.List;
  * the deployment, and the run does not say which device the log is of) go to process_level: they
  * belong to the failed worker process, and must not vanish from the report.
  */
-final class UntiedOomRule implements RunRule {
+public final class UntiedOomRule implements RunRule {
 
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {
