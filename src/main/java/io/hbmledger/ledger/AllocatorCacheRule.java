@@ -5,6 +5,7 @@ import io.hbmledger.ledger.vllm.OomRule;
 
 
 
+
 /**
  * Owner of the allocator cache line (PyTorch's caching allocator: reserved but not allocated).
  * Precedence, by design and not by rule order:

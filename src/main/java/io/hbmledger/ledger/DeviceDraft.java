@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.smi.SmiSampleRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,11 +41,11 @@ public final class DeviceDraft {
      *
      * @param moment that sample's moment name, null when the run does not state it
      */
-    record SmiSample(String file, String moment) {
+    public record SmiSample(String file, String moment) {
     }
 
     /** Used minus the counted entries, null when used is unknown, and what it can hold. */
-    record Residual(Long bytes, String note) {
+    public record Residual(Long bytes, String note) {
     }
 
     public DeviceDraft(int logicalDevice, List<Integer> ranks) {
@@ -82,27 +83,27 @@ public final class DeviceDraft {
         moment.decide(m);
     }
 
-    void decideDeviceKey(String key) {
+    public void decideDeviceKey(String key) {
         device.decide(key);
     }
 
-    void decideCapacity(Amount a) {
+    public void decideCapacity(Amount a) {
         capacity.decide(a);
     }
 
-    void decideSample(SmiSample s) {
+    public void decideSample(SmiSample s) {
         sample.decide(s);
     }
 
-    void decideSmiUsed(Amount a) {
+    public void decideSmiUsed(Amount a) {
         smiUsed.decide(a);
     }
 
-    void decideUsed(Amount a) {
+    public void decideUsed(Amount a) {
         used.decide(a);
     }
 
-    void decideResidual(Residual r) {
+    public void decideResidual(Residual r) {
         residual.decide(r);
     }
 

@@ -2,6 +2,7 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.smi.SmiSamples;
 import io.hbmledger.ledger.vllm.ServerStartsInLog;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;

@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.msprof.MsprofDeviceMap;
+import io.hbmledger.ledger.smi.ProcessTableRule;
+
 
 
 

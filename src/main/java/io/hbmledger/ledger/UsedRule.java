@@ -5,6 +5,7 @@ import io.hbmledger.ledger.DeviceLedger.Amount;
 import io.hbmledger.ledger.check.MsprofUsedCheck;
 import io.hbmledger.ledger.msprof.MsprofDeviceMap;
 import io.hbmledger.ledger.msprof.MsprofReading;
+import io.hbmledger.ledger.smi.SmiSampleRule;
 import java.util.Optional;
 
 /**

@@ -8,6 +8,7 @@ import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.smi.SmiSampleRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;

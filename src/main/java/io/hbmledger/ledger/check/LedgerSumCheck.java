@@ -5,8 +5,9 @@ import io.hbmledger.ledger.Check;
 import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.EvidenceSet;
-import io.hbmledger.ledger.ProcessTableRule;
 import io.hbmledger.ledger.Units;
+import io.hbmledger.ledger.smi.ProcessTableRule;
+
 
 
 

@@ -1,6 +1,16 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.smi;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import io.hbmledger.ledger.check.UnlistedServerCheck;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,13 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.smi;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.UsedRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.run.Moment;
 import java.util.Arrays;
@@ -18,7 +24,7 @@ import java.util.Set;
  * DDR {@code Memory-Usage} instead, and the source says so. A sample without a stated moment is
  * used only when no sample has the right one, and the mixed-moments check then warns.
  */
-final class SmiSampleRule implements DeviceRule {
+public final class SmiSampleRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

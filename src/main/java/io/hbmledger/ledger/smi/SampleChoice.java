@@ -1,9 +1,11 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.smi;
 
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.List;
 
 /** Words for which of several device samples at one moment a ledger uses. */
-final class SampleChoice {
+public final class SampleChoice {
 
     private SampleChoice() {
     }

@@ -1,6 +1,15 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.smi;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +20,7 @@ import java.util.List;
  * unknown, never 0. With several idle samples (collection takes a few) the first is used and the
  * note gives their range, so drift is visible.
  */
-final class DriverBaselineRule implements DeviceRule {
+public final class DriverBaselineRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -1,6 +1,8 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.smi;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import java.util.List;
 import java.util.Optional;
 
@@ -10,7 +12,7 @@ import java.util.Optional;
  * half a percent of capacity (the rate is rounded). HBM is preferred; a chip without HBM (Atlas
  * 200I A2, 310P) gives its DDR memory.
  */
-record UsageRate(TaggedObservation capacity, TaggedObservation rate, String what) {
+public record UsageRate(TaggedObservation capacity, TaggedObservation rate, String what) {
 
     static Optional<UsageRate> of(List<TaggedObservation> rows) {
         for (Pair q : PAIRS) {

@@ -1,6 +1,7 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.smi;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -16,7 +17,7 @@ import java.util.Set;
  * at a usage row that follows the current sample's process table. The process rows after a
  * sample's usage rows belong to that sample.
  */
-final class SmiSamples {
+public final class SmiSamples {
 
     private static final Set<Quantity> USAGE = Set.of(Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED, Quantity.HBM_CAPACITY,
             Quantity.MEMORY_CAPACITY, Quantity.HBM_USAGE_RATE);
@@ -25,7 +26,7 @@ final class SmiSamples {
     }
 
     /** The file's observations grouped by sample, in line order. */
-    static List<List<TaggedObservation>> split(List<TaggedObservation> fileRows) {
+    public static List<List<TaggedObservation>> split(List<TaggedObservation> fileRows) {
         List<TaggedObservation> rows = new ArrayList<>(fileRows);
         rows.sort(Comparator.comparingInt(t -> t.o().line()));
         List<List<TaggedObservation>> samples = new ArrayList<>();
