@@ -1,6 +1,8 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.owner.ResidualRule;
+import io.hbmledger.ledger.owner.UsedRule;
 import io.hbmledger.ledger.smi.SmiSampleRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import java.util.ArrayList;

@@ -12,6 +12,7 @@ import io.hbmledger.ledger.smi.ProcessTableRule;
 
 
 
+
 /**
  * Does the ledger explain what the device shows? Within 2% of capacity passes; entries that add
  * up to more than used (by more than that) fail, since something is counted twice or comes from

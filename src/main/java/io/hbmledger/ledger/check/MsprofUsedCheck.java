@@ -5,7 +5,7 @@ import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Units;
-import io.hbmledger.ledger.UsedRule;
+import io.hbmledger.ledger.owner.UsedRule;
 import java.util.Optional;
 
 /**

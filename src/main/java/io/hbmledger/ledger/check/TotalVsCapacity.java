@@ -8,6 +8,7 @@ import io.hbmledger.ledger.Units;
 
 
 
+
 /**
  * What the runtime offers the framework (vLLM's total, torch's "total capacity") against the
  * device capacity the sample shows. The runtime keeps a few percent for itself (an Atlas A3

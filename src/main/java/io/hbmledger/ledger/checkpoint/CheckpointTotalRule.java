@@ -8,6 +8,7 @@ import io.hbmledger.ledger.RunRule;
 
 
 
+
 /**
  * The whole checkpoint's bytes, kept at process level: it belongs to every rank together, not
  * to one device. Exact from safetensors headers or the index's total_size, estimated from

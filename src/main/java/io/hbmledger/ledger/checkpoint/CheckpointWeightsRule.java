@@ -11,7 +11,7 @@ import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.Units;
-import io.hbmledger.ledger.WeightsRule;
+import io.hbmledger.ledger.owner.WeightsRule;
 import io.hbmledger.ledger.vllm.OomDevices;
 import io.hbmledger.ledger.vllm.VllmFiguresRule;
 import io.hbmledger.weights.ParallelLayout;

@@ -2,7 +2,6 @@ package io.hbmledger.ledger.msprof;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
 import io.hbmledger.evidence.msprof.MsprofSummary;
-import io.hbmledger.ledger.AllocatorCacheRule;
 import io.hbmledger.ledger.Component;
 import io.hbmledger.ledger.Confidence;
 import io.hbmledger.ledger.DeviceDraft;
@@ -10,6 +9,7 @@ import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.MsprofEvidence;
 import io.hbmledger.ledger.Units;
+import io.hbmledger.ledger.owner.AllocatorCacheRule;
 import java.util.List;
 import java.util.Optional;
 

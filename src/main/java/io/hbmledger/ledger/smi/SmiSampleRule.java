@@ -7,7 +7,7 @@ import io.hbmledger.ledger.DeviceLedger.Amount;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.TaggedObservation;
-import io.hbmledger.ledger.UsedRule;
+import io.hbmledger.ledger.owner.UsedRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.run.Moment;
 import java.util.Arrays;

@@ -1,7 +1,6 @@
 package io.hbmledger.ledger.vllm;
 
 import io.hbmledger.evidence.Quantity;
-import io.hbmledger.ledger.AllocatorCacheRule;
 import io.hbmledger.ledger.Check;
 import io.hbmledger.ledger.Component;
 import io.hbmledger.ledger.Confidence;
@@ -11,6 +10,7 @@ import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.Units;
+import io.hbmledger.ledger.owner.AllocatorCacheRule;
 import java.util.List;
 import java.util.Optional;
 

@@ -8,10 +8,10 @@ import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
-import io.hbmledger.ledger.KvCacheRule;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.Units;
-import io.hbmledger.ledger.WeightsRule;
+import io.hbmledger.ledger.owner.KvCacheRule;
+import io.hbmledger.ledger.owner.WeightsRule;
 import java.util.List;
 import java.util.Optional;
 

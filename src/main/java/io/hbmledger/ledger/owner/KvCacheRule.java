@@ -1,6 +1,12 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.owner;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.check.KvTokensCheck;
 import io.hbmledger.ledger.vllm.KvFromTokens;
 import io.hbmledger.ledger.vllm.OomRule;

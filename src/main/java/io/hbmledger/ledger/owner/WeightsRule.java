@@ -1,5 +1,10 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.owner;
 
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.checkpoint.CheckpointWeightsRule;
 import io.hbmledger.ledger.vllm.OomRule;
 import io.hbmledger.ledger.vllm.VllmFiguresRule;

@@ -1,7 +1,14 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.owner;
 
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.msprof.MsprofDeviceMap;
 import io.hbmledger.ledger.smi.ProcessTableRule;
+
 
 
 
@@ -10,7 +17,7 @@ import io.hbmledger.ledger.smi.ProcessTableRule;
  * Used minus the counted known entries at the same moment, signed: never forced to zero and
  * never hidden. The note says what the residual can hold given which entries are present.
  */
-final class ResidualRule implements DeviceRule {
+public final class ResidualRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {

@@ -1,7 +1,11 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.owner;
 
 import io.hbmledger.evidence.msprof.MsprofSeries;
+import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceLedger.Amount;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.MsprofEvidence;
 import io.hbmledger.ledger.check.MsprofUsedCheck;
 import io.hbmledger.ledger.msprof.MsprofDeviceMap;
 import io.hbmledger.ledger.msprof.MsprofReading;

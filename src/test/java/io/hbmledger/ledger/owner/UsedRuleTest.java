@@ -1,4 +1,4 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.owner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,10 @@ import io.hbmledger.evidence.Context;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Layout;
+import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.DeviceLedger.Amount;
 import io.hbmledger.ledger.smi.SmiSampleRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;

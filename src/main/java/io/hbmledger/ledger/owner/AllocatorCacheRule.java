@@ -1,7 +1,11 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.owner;
 
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.msprof.MsprofAllocatorCache;
 import io.hbmledger.ledger.vllm.OomRule;
+
 
 
 
