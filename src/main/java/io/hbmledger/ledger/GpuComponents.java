@@ -18,14 +18,18 @@ public final class GpuComponents {
     private GpuComponents() {
     }
 
-    /** Unknown lines for NCCL and the CUDA context unless the server's per-process memory is measured. */
+    /** {@link GpuRuntimeRule}'s unknown lines for NCCL and the CUDA context, where it decided none, unless the server's per-process memory is measured. */
     public static void unknownUnlessInServerProcesses(DeviceDraft d) {
         if (d.hasKnown(Component.SERVER_PROCESSES)) {
             return;
         }
         String why = "needs nvidia-smi's memory of the serving processes at this moment (--query-compute-apps, or the"
                 + " Processes table), which holds it together with the vLLM components; vLLM counts part of it in non-torch";
-        d.decide(Entry.unknown(NCCL, "NCCL communication buffers: " + why));
-        d.decide(Entry.unknown(CUDA_RUNTIME, "CUDA context and library workspaces: " + why));
+        if (d.get(NCCL).isEmpty()) {
+            d.decide(Entry.unknown(NCCL, "NCCL communication buffers: " + why));
+        }
+        if (d.get(CUDA_RUNTIME).isEmpty()) {
+            d.decide(Entry.unknown(CUDA_RUNTIME, "CUDA context and library workspaces: " + why));
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.vllm.OomDevices;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +9,7 @@ import java.util.Optional;
 
 /**
  * The GPU components in CUDA's own words, for NVIDIA runs (owner of {@code nccl},
- * {@code cuda_runtime} and {@code driver_reserved}; {@link GpuComponents} puts unknown lines only
+ * {@code cuda_runtime} and {@code driver_reserved}; {@link GpuComponents} gives its unknown lines only
  * where this rule found nothing, and runs after it):
  * <ul>
  *   <li>{@code driver_reserved}: nvidia-smi's memory.reserved of the device sample (measured).
@@ -40,6 +41,8 @@ final class GpuRuntimeRule implements DeviceRule {
         driverReserved(ev, d);
         nccl(ev, d);
         cudaRuntime(d);
+        // the owner's last candidate: an unknown line naming the nvidia-smi evidence that is missing
+        GpuComponents.unknownUnlessInServerProcesses(d);
     }
 
     private static void driverReserved(EvidenceSet ev, DeviceDraft d) {
@@ -53,7 +56,7 @@ final class GpuRuntimeRule implements DeviceRule {
                     .filter(t -> t.quantity() == Quantity.FB_RESERVED).findFirst();
             if (r.isPresent()) {
                 TaggedObservation t = r.get();
-                d.put(new Entry(Component.DRIVER_RESERVED, t.o().bytes(), Confidence.MEASURED, List.of(t.source()),
+                d.decide(new Entry(Component.DRIVER_RESERVED, t.o().bytes(), Confidence.MEASURED, List.of(t.source()),
                         "nvidia-smi's memory.reserved: held back by the driver (firmware, ECC, page retirement),"
                                 + " counted by nvidia-smi in neither used nor free, so outside used", t.momentName(), true, null)
                         .notCounted("not part of used"));
@@ -71,7 +74,7 @@ final class GpuRuntimeRule implements DeviceRule {
                     "device memory NCCL says it allocated (" + allocs.size() + " NCCL_DEBUG=INFO allocation line(s) of pid(s) "
                             + pids(allocs) + "); as NCCL asked for it, before the cuMem granularity rounds it up",
                     "startup", true, allocs.size() > 1 ? sum(allocs) : null);
-            d.put(inside == null ? e : e.notCounted(inside));
+            d.decide(inside == null ? e : e.notCounted(inside));
             return;
         }
         List<TaggedObservation> channels = onDevice(ev, d, Quantity.NCCL_CHANNELS);
@@ -85,7 +88,7 @@ final class GpuRuntimeRule implements DeviceRule {
         List<Source> src = new ArrayList<>(List.of(ch.source()));
         buff.stream().reduce((a, b) -> b).ifPresent(b -> src.add(b.source()));
         long est = n * size;
-        d.put(new Entry(Component.NCCL, est, Confidence.ESTIMATED, src,
+        d.decide(new Entry(Component.NCCL, est, Confidence.ESTIMATED, src,
                 "a lower bound of NCCL's buffers: one Simple-protocol buffer per collective channel (the log has no"
                         + " allocation lines; NCCL_DEBUG_SUBSYS=INIT,ENV,ALLOC prints them); LL, LL128, tree, NVLS and P2P"
                         + " buffers are not in it",
@@ -123,7 +126,7 @@ final class GpuRuntimeRule implements DeviceRule {
             }
         }
         arith.append(" = ").append(rest).append(" B (").append(Units.gib(rest)).append(')');
-        d.put(new Entry(Component.CUDA_RUNTIME, rest, Confidence.INFERRED, src,
+        d.decide(new Entry(Component.CUDA_RUNTIME, rest, Confidence.INFERRED, src,
                 "the serving process's memory that vLLM's figures do not cover: the CUDA context (made before vLLM's"
                         + " first memory snapshot, so in none of its figures), cuBLAS / cuDNN workspaces"
                         + (d.hasKnownCounted(Component.NON_TORCH) ? "" : ", NCCL buffers, non-torch memory")

@@ -32,8 +32,8 @@ import java.util.Optional;
  * scheduler) are resident before the server starts: when an idle baseline or the memory outside
  * every process is counted, they are inside it and are shown, not counted again.
  *
- * <p>Owner of hccl, cann_runtime and other_modules (on an NVIDIA GPU, of their counterparts'
- * unknown lines, {@link GpuComponents}); refines vLLM's non_torch line, which holds them.
+ * <p>Owner of hccl, cann_runtime and other_modules (their NVIDIA counterparts are
+ * {@code GpuRuntimeRule}'s); refines vLLM's non_torch line, which holds them.
  */
 public final class MsprofModulesRule implements DeviceRule {
 
@@ -44,8 +44,7 @@ public final class MsprofModulesRule implements DeviceRule {
             measured(ev.msprof(), first.get(), d);
         }
         if (Accelerator.gpu(ev)) {
-            GpuComponents.unknownUnlessInServerProcesses(d);
-            return;
+            return; // NVIDIA counterparts: GpuRuntimeRule
         }
         for (String c : List.of(Component.HCCL, Component.CANN_RUNTIME)) {
             if (d.get(c).isEmpty()) {

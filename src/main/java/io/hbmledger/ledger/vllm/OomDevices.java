@@ -27,7 +27,7 @@ public final class OomDevices {
     }
 
     /** The logical device an OOM line concerns, or null when it cannot be told. */
-    static Integer deviceOf(TaggedObservation t, Layout layout) {
+    public static Integer deviceOf(TaggedObservation t, Layout layout) {
         // The device the user named for the file (run.json evidence[].device, --file-device) wins.
         if (t.device() != null) {
             return t.device();
