@@ -12,12 +12,12 @@ import java.util.Locale;
  */
 public final class Accelerator {
 
-    enum Kind { ASCEND, GPU, UNKNOWN }
+    public enum Kind { ASCEND, GPU, UNKNOWN }
 
     private Accelerator() {
     }
 
-    static Kind of(EvidenceSet ev) {
+    public static Kind of(EvidenceSet ev) {
         if (ev.has(EvidenceFormat.Family.NVIDIA_SMI)) {
             return Kind.GPU;
         }

@@ -1,6 +1,9 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.ledger.check.BudgetCheck;
+import io.hbmledger.ledger.gpu.GpuRuntimeRule;
+import io.hbmledger.ledger.run.StatusRule;
+import io.hbmledger.ledger.vllm.SeveralServersRule;
 import io.hbmledger.ledger.check.KvTokensCheck;
 import io.hbmledger.ledger.check.LaterSamplesCheck;
 import io.hbmledger.ledger.check.LedgerSumCheck;

@@ -9,7 +9,7 @@ import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
-import io.hbmledger.ledger.GpuComponents;
+import io.hbmledger.ledger.gpu.GpuComponents;
 import io.hbmledger.ledger.MsprofEvidence;
 import io.hbmledger.ledger.Source;
 import io.hbmledger.ledger.Units;

@@ -1,5 +1,15 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.gpu;
 
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.Confidence;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.DeviceRule;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.Source;
+import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.Units;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.vllm.OomDevices;
 import io.hbmledger.run.Moment;
@@ -28,7 +38,7 @@ import java.util.Optional;
  *       to 0.</li>
  * </ul>
  */
-final class GpuRuntimeRule implements DeviceRule {
+public final class GpuRuntimeRule implements DeviceRule {
 
     /** NCCL's DEFAULT_BUFFSIZE (src/include/comm.h: 1 << 22) when NCCL_BUFFSIZE is not set. */
     static final long NCCL_DEFAULT_BUFFSIZE = 4L << 20;

@@ -1,5 +1,9 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.vllm;
 
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
+import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.evidence.Quantity;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,7 +16,7 @@ import java.util.Set;
  * across the logs; the findings keep every log as its own instance. Said once, so that a figure
  * of one instance is never read silently as another's.
  */
-final class SeveralServersRule implements RunRule {
+public final class SeveralServersRule implements RunRule {
 
     private static final Set<Quantity> WHOLE_SERVER = Set.of(Quantity.KV_CACHE_AVAILABLE, Quantity.INSTANCE_BUDGET,
             Quantity.FREE_MEMORY_AT_START, Quantity.MEMORY_UTILIZATION, Quantity.KV_CACHE_TOKENS);

@@ -1,4 +1,8 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.gpu;
+
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceDraft;
+import io.hbmledger.ledger.Entry;
 
 /**
  * The NVIDIA counterparts of HCCL and the CANN runtime, named so a GPU ledger does not speak of

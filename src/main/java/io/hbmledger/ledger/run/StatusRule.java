@@ -1,5 +1,13 @@
-package io.hbmledger.ledger;
+package io.hbmledger.ledger.run;
 
+import io.hbmledger.ledger.Accelerator;
+import io.hbmledger.ledger.Component;
+import io.hbmledger.ledger.DeviceLedger;
+import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
+import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.ledger.vllm.OomDevices;
@@ -13,7 +21,7 @@ import java.util.List;
  * have no profiler here, the nvidia-smi samples with the serving processes' memory), and
  * {@code complete} only when nothing is.
  */
-final class StatusRule implements RunRule {
+public final class StatusRule implements RunRule {
 
     @Override
     public void apply(EvidenceSet ev, RunDraft run) {
