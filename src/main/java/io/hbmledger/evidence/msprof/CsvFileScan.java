@@ -36,12 +36,22 @@ final class CsvFileScan {
     private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> buffers =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private long minPart = MIN_PART;
+    private java.util.function.Function<FileChannel, MappedWindows> windowsOf;
     private long bigPart = 64L << 20;
 
     /** Tests cut small files into many parts to check that joining parts changes nothing. */
     CsvFileScan withPartBytes(long bytes) {
         minPart = bytes;
         bigPart = bytes;
+        return this;
+    }
+
+    /**
+     * Tests read through windows of their own (e.g. buffers of either byte order) instead of
+     * mappings of the file; a null result reads with positional reads.
+     */
+    CsvFileScan withWindows(java.util.function.Function<FileChannel, MappedWindows> windows) {
+        windowsOf = windows;
         return this;
     }
 
@@ -133,9 +143,10 @@ final class CsvFileScan {
         if (buffer == null) {
             buffer = new byte[CsvScanner.BUFFER];
         }
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+             MappedWindows windows = windows(ch)) {
             FusedLineParser fused = fast ? FusedLineParser.forLayout(layout, handler) : null;
-            buffer = CsvScanner.scan(ch, from, to, handler, fused, tally, layout.fieldCount(), done -> {
+            buffer = CsvScanner.scan(ch, windows, from, to, handler, fused, tally, layout.fieldCount(), done -> {
                 if (progress != null) {
                     progress.addAndGet(done - reported[0]);
                 }
@@ -146,6 +157,10 @@ final class CsvFileScan {
             throw new UncheckedIOException(e);
         }
         return tally;
+    }
+
+    private MappedWindows windows(FileChannel ch) throws IOException {
+        return windowsOf == null ? MappedWindows.of(ch) : windowsOf.apply(ch);
     }
 
     /** Part boundaries, each at the start of a line. */

@@ -11,8 +11,8 @@ import java.util.function.LongConsumer;
  * ends at LF, even inside quotes: msprof and torch_npu never write multi-line cells, and this
  * lets a file be cut into parts at any line break and read in parallel.
  *
- * <p>Reads with positional reads into one reused buffer, so memory does not grow with the file
- * (no memory mapping: mapped pages would count in the process's resident memory).
+ * <p>Copies into one reused buffer, from mapped windows of the file ({@link MappedWindows}) or
+ * with positional reads, so memory does not grow with the file.
  */
 final class CsvScanner {
 
@@ -40,10 +40,12 @@ final class CsvScanner {
      * @param fused the fast path for clean lines, or null to use the general path only
      * @param progress told the number of bytes consumed, now and then; may be null
      * @param buffer the read buffer to use (at least a few KiB); a longer line than it holds grows it
+     * @param windows where the bytes are copied from, or null to read them from {@code ch}
      * @return the buffer used, to be reused for the next part; the line count is in {@code tally.rows}
      */
-    static byte[] scan(FileChannel ch, long from, long to, CsvRowHandler handler, FusedLineParser fused,
-                       Tally tally, int headerFields, LongConsumer progress, byte[] buffer) throws IOException {
+    static byte[] scan(FileChannel ch, MappedWindows windows, long from, long to, CsvRowHandler handler,
+                       FusedLineParser fused, Tally tally, int headerFields, LongConsumer progress, byte[] buffer)
+            throws IOException {
         byte[] buf = buffer;
         ByteBuffer bb = ByteBuffer.wrap(buf);
         int[] s = new int[MAX_FIELDS];
@@ -55,7 +57,15 @@ final class CsvScanner {
         while (true) {
             int want = (int) Math.min(buf.length - FusedLineParser.SLACK - filled, to - pos);
             int got = 0;
-            if (want > 0) {
+            if (want > 0 && windows != null) {
+                while (got < want) {
+                    int n = windows.read(buf, filled + got, want - got, pos + got);
+                    if (n < 0) {
+                        break;
+                    }
+                    got += n;
+                }
+            } else if (want > 0) {
                 bb.limit(filled + want).position(filled);
                 while (bb.hasRemaining()) {
                     int n = ch.read(bb, pos + got);

@@ -161,16 +161,15 @@ final class SeriesStats {
     }
 
     private void timed(long tsNs) {
-        if (tsNs < minTsNs) {
-            minTsNs = tsNs;
-        }
-        if (tsNs > maxTsNs) {
-            maxTsNs = tsNs;
-        }
+        // min and max as intrinsics (conditional moves): a plain branch here is one the JIT
+        // compiles as never taken until the first time a sample goes back in time (a new
+        // component in a file grouped by component), and then recompiles the whole reader
+        minTsNs = Math.min(minTsNs, tsNs);
+        maxTsNs = Math.max(maxTsNs, tsNs);
         if (firstInOrderTsNs == NONE) {
             firstInOrderTsNs = tsNs;
-        } else if (tsNs - lastInOrderTsNs > maxGapNs) {
-            maxGapNs = tsNs - lastInOrderTsNs;
+        } else {
+            maxGapNs = Math.max(maxGapNs, tsNs - lastInOrderTsNs);
         }
         lastInOrderTsNs = tsNs;
     }
