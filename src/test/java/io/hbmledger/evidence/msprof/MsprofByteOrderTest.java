@@ -13,8 +13,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,19 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class MsprofByteOrderTest {
 
-    private static ExecutorService pool;
-
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
-
-    private static MsprofFileResult read(Path p, UnaryOperator<CsvFileScan> tune) throws Exception {
+    private static MsprofFileResult read(Path p, ExecutorService pool, UnaryOperator<CsvFileScan> tune)
+            throws Exception {
         MsprofPass pass = MsprofPass.of(Map.of("mid", 1_736_408_883_750_000L)).withWindowFrom("mid");
         return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 2, null, tune).get();
     }
@@ -51,12 +38,21 @@ class MsprofByteOrderTest {
     void bothByteOrdersGiveTheSameSummary(String name) throws Exception {
         Path p = Corpus.file("msprof/" + name);
         byte[] bytes = Files.readAllBytes(p);
-        MsprofFileResult positional = read(p, s -> s.withWindows(ch -> null));
-        MsprofFileResult mapped = read(p, UnaryOperator.identity());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            check(p, bytes, pool);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void check(Path p, byte[] bytes, ExecutorService pool) throws Exception {
+        MsprofFileResult positional = read(p, pool, s -> s.withWindows(ch -> null));
+        MsprofFileResult mapped = read(p, pool, UnaryOperator.identity());
         assertThat(mapped).isEqualTo(positional);
         for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
             List<ByteOrder> seen = java.util.Collections.synchronizedList(new ArrayList<>());
-            MsprofFileResult windowed = read(p, s -> s.withPartBytes(997).withWindows(ch -> new MappedWindows(
+            MsprofFileResult windowed = read(p, pool, s -> s.withPartBytes(997).withWindows(ch -> new MappedWindows(
                     (at, length) -> {
                         ByteBuffer w = ByteBuffer.wrap(bytes, (int) at, length).slice().order(order);
                         seen.add(w.order());
