@@ -14,11 +14,11 @@ package io.hbmledger.weights;
  *     {@code BF16}; several joined by {@code /}), or null when not known
  * @param servedDtype the dtype(s) perDeviceBytes counts them in, same spelling, or null when not known
  */
-public record ComponentShare(Component component, ShardRule rule, int tensors, long parameters, long totalBytes, long perDeviceBytes,
+public record ComponentShare(ModelPart component, ShardRule rule, int tensors, long parameters, long totalBytes, long perDeviceBytes,
                              String formula, String storedDtype, String servedDtype) {
 
     /** A row without dtype labels (kept for callers built before the labels existed). */
-    public ComponentShare(Component component, ShardRule rule, int tensors, long parameters, long totalBytes, long perDeviceBytes,
+    public ComponentShare(ModelPart component, ShardRule rule, int tensors, long parameters, long totalBytes, long perDeviceBytes,
                           String formula) {
         this(component, rule, tensors, parameters, totalBytes, perDeviceBytes, formula, null, null);
     }

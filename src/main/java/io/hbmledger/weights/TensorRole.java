@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * @param scale true for quantization scales / zero points (component QUANT_SCALES)
  * @param mtp true for multi-token-prediction (drafter) tensors
  */
-public record TensorRole(Kind kind, Component component, int layer, boolean scale, boolean mtp) {
+public record TensorRole(Kind kind, ModelPart component, int layer, boolean scale, boolean mtp) {
 
     /** The vLLM layer kind a tensor is loaded into. */
     public enum Kind {
@@ -50,22 +50,22 @@ public record TensorRole(Kind kind, Component component, int layer, boolean scal
         boolean mtp = base.startsWith("mtp.") || base.startsWith("model.mtp.") || base.contains(".mtp.")
                 || (config != null && config.numLayers() != null && config.numMtpLayers() > 0 && layer >= config.numLayers());
         Kind kind = kind(base, config);
-        Component component;
+        ModelPart component;
         if (scale) {
-            component = Component.QUANT_SCALES;
+            component = ModelPart.QUANT_SCALES;
         } else if (mtp) {
-            component = Component.MTP;
+            component = ModelPart.MTP;
         } else {
             component = switch (kind) {
-                case EMBED -> Component.EMBEDDING;
-                case LM_HEAD -> Component.LM_HEAD;
-                case NORM -> Component.NORMS;
-                case Q, KV, QKV, O, MLA_DOWN, MLA_UP -> Component.ATTENTION;
-                case MLP_COL, MLP_ROW -> Component.MLP;
-                case ROUTER, EXPERT -> Component.EXPERTS;
-                case SHARED_COL, SHARED_ROW, SHARED_GATE -> Component.SHARED_EXPERT;
-                case VISION -> Component.VISION;
-                case OTHER -> Component.OTHER;
+                case EMBED -> ModelPart.EMBEDDING;
+                case LM_HEAD -> ModelPart.LM_HEAD;
+                case NORM -> ModelPart.NORMS;
+                case Q, KV, QKV, O, MLA_DOWN, MLA_UP -> ModelPart.ATTENTION;
+                case MLP_COL, MLP_ROW -> ModelPart.MLP;
+                case ROUTER, EXPERT -> ModelPart.EXPERTS;
+                case SHARED_COL, SHARED_ROW, SHARED_GATE -> ModelPart.SHARED_EXPERT;
+                case VISION -> ModelPart.VISION;
+                case OTHER -> ModelPart.OTHER;
             };
         }
         return new TensorRole(kind, component, layer, scale, mtp);

@@ -129,11 +129,11 @@ public final class WeightsPlanner {
         int pp = layout.pp();
         long[] stage = new long[pp];
         // rows keyed by component and rule; per-device bytes kept per stage
-        Map<Component, Map<ShardRule, long[]>> rows = new EnumMap<>(Component.class);
+        Map<ModelPart, Map<ShardRule, long[]>> rows = new EnumMap<>(ModelPart.class);
         boolean tiedHeadSeen = false;
         long mtpShare = 0;
         long mlaDerived = 0;
-        Map<Component, Map<ShardRule, java.util.TreeSet<String>[]>> dtypes = new EnumMap<>(Component.class);
+        Map<ModelPart, Map<ShardRule, java.util.TreeSet<String>[]>> dtypes = new EnumMap<>(ModelPart.class);
         long[] altStage = new long[pp];
         long fp8Params = 0;
         String fp8Name = null;
@@ -200,7 +200,7 @@ public final class WeightsPlanner {
             }
         }
         List<ComponentShare> out = new ArrayList<>();
-        for (Map.Entry<Component, Map<ShardRule, long[]>> c : rows.entrySet()) {
+        for (Map.Entry<ModelPart, Map<ShardRule, long[]>> c : rows.entrySet()) {
             for (Map.Entry<ShardRule, long[]> r : c.getValue().entrySet()) {
                 long[] a = r.getValue();
                 java.util.TreeSet<String>[] dt = dtypes.get(c.getKey()).get(r.getKey());
@@ -209,7 +209,7 @@ public final class WeightsPlanner {
             }
         }
         if (config != null && config.tieWordEmbeddings() && !tiedHeadSeen) {
-            out.add(new ComponentShare(Component.LM_HEAD, ShardRule.TIED, 0, 0, 0, 0, formula(ShardRule.TIED)));
+            out.add(new ComponentShare(ModelPart.LM_HEAD, ShardRule.TIED, 0, 0, 0, 0, formula(ShardRule.TIED)));
             out.sort(java.util.Comparator.comparing(ComponentShare::component));
         }
         if (mtpShare > 0) {

@@ -18,7 +18,7 @@ class WeightsPlannerTest {
         return WeightsPlanner.plan(Checkpoint.from(ModelDirectory.scan(dir)), layout, PlanOptions.defaults());
     }
 
-    private static ComponentShare row(WeightsPlan p, Component c, ShardRule r) {
+    private static ComponentShare row(WeightsPlan p, ModelPart c, ShardRule r) {
         return p.components().stream().filter(s -> s.component() == c && s.rule() == r).findFirst().orElseThrow();
     }
 
@@ -62,8 +62,8 @@ class WeightsPlannerTest {
         assertThat(p.checkpointBytes()).isEqualTo(29_540_067_328L);
         // every tensor is float16: 29,540,067,328 B / 2 = 14,770,033,664 parameters
         assertThat(p.components().stream().mapToLong(ComponentShare::parameters).sum()).isEqualTo(14_770_033_664L);
-        assertThat(row(p, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).perDeviceBytes()).isEqualTo(389_283_840L);
-        assertThat(row(p, Component.NORMS, ShardRule.REPLICATED).perDeviceBytes()).isEqualTo(993_280L);
+        assertThat(row(p, ModelPart.EMBEDDING, ShardRule.VOCAB_PARALLEL).perDeviceBytes()).isEqualTo(389_283_840L);
+        assertThat(row(p, ModelPart.NORMS, ShardRule.REPLICATED).perDeviceBytes()).isEqualTo(993_280L);
         // KV cache per device: 2 x 48 x (8 / 4 = 2 heads) x 128 x 2 = 49,152 B per token
         assertThat(p.kv().bytesPerTokenPerDevice()).isEqualTo(49_152L);
         assertThat(p.kv().bytesPerToken()).isEqualTo(196_608L);
@@ -79,14 +79,14 @@ class WeightsPlannerTest {
         //  final norm 16,384: total 2 x 262,799,360 + 17,115,381,760 + 16,384 = 17,640,996,864
         assertThat(p.perDeviceBytes()).isEqualTo(17_640_996_864L);
         assertThat(p.notes()).anyMatch(n -> n.contains("float32") && n.contains("16 bits"));
-        assertThat(row(p, Component.LM_HEAD, ShardRule.VOCAB_PARALLEL).formula())
+        assertThat(row(p, ModelPart.LM_HEAD, ShardRule.VOCAB_PARALLEL).formula())
                 .isEqualTo("128262 rows -> 128320 (pad to 64) / tp 8 = 16040 rows per rank");
     }
 
     @Test
     void kvHeadsReplicatedWhenTpExceedsThem() throws Exception {
         WeightsPlan p = plan(CorpusCheckpoints.mixtral(tmp), ParallelLayout.tp(16));
-        ComponentShare kv = row(p, Component.ATTENTION, ShardRule.KV_HEADS_REPLICATED);
+        ComponentShare kv = row(p, ModelPart.ATTENTION, ShardRule.KV_HEADS_REPLICATED);
         // 56 layers x (k, v) = 112 tensors of 1024 x 6144 x 2 = 12,582,912 B; each rank keeps 1 of 8 heads
         assertThat(kv.tensors()).isEqualTo(112);
         assertThat(kv.totalBytes()).isEqualTo(112L * 12_582_912);
@@ -98,7 +98,7 @@ class WeightsPlannerTest {
     @Test
     void mixtralExpertsTpShardedOverTpTimesDp() throws Exception {
         WeightsPlan p = plan(CorpusCheckpoints.mixtral(tmp), new ParallelLayout(4, 2, 1, false));
-        ComponentShare e = row(p, Component.EXPERTS, ShardRule.EXPERT_TP);
+        ComponentShare e = row(p, ModelPart.EXPERTS, ShardRule.EXPERT_TP);
         // 56 x 8 x 3 x 6144 x 16384 x 2 B = 270,582,939,648 over tp x dp = 8 devices
         assertThat(e.totalBytes()).isEqualTo(270_582_939_648L);
         assertThat(e.perDeviceBytes()).isEqualTo(270_582_939_648L / 8);
@@ -107,16 +107,16 @@ class WeightsPlannerTest {
     @Test
     void deepSeekR1ExpertParallelAndMla() throws Exception {
         WeightsPlan p = plan(CorpusCheckpoints.deepseekR1(tmp), new ParallelLayout(16, 1, 1, true));
-        ComponentShare e = row(p, Component.EXPERTS, ShardRule.EXPERT_PARALLEL);
+        ComponentShare e = row(p, ModelPart.EXPERTS, ShardRule.EXPERT_PARALLEL);
         // 58 MoE layers (61 - first_k_dense_replace 3) x 256 experts x 3 x 2048 x 7168 x 1 B (fp8 e4m3) = 653,908,770,816;
         // EP 16: 16 of 256 experts per rank = 40,869,298,176
         assertThat(e.totalBytes()).isEqualTo(653_908_770_816L);
         assertThat(e.perDeviceBytes()).isEqualTo(40_869_298_176L);
         // q_a_proj [1536, 7168] + kv_a_proj_with_mqa [576, 7168], fp8, replicated on all 16 ranks, 61 layers
-        assertThat(row(p, Component.ATTENTION, ShardRule.MLA_REPLICATED).perDeviceBytes()).isEqualTo(61L * (1536 + 576) * 7168);
+        assertThat(row(p, ModelPart.ATTENTION, ShardRule.MLA_REPLICATED).perDeviceBytes()).isEqualTo(61L * (1536 + 576) * 7168);
         // MLA KV: the latent is not split by TP: 61 x (512 + 64) x 2 = 70,272 B per token on every rank
         assertThat(p.kv().bytesPerTokenPerDevice()).isEqualTo(70_272L);
-        assertThat(row(p, Component.MTP, ShardRule.NOT_LOADED).perDeviceBytes()).isZero();
+        assertThat(row(p, ModelPart.MTP, ShardRule.NOT_LOADED).perDeviceBytes()).isZero();
         // W_UK_T / W_UV from kv_b_proj [128 x (128 + 128), 512] per layer, / 16 ranks, in bfloat16:
         // 61 x 32768 x 512 / 16 x 2 = 127,926,272 B beyond the figure
         assertThat(p.mlaDerivedBytes()).isEqualTo(127_926_272L);
@@ -148,10 +148,10 @@ class WeightsPlannerTest {
         Checkpoint c = Checkpoint.from(new CheckpointManifest("tiny", List.of(), List.of(), null, cfg));
         WeightsPlan p = WeightsPlanner.plan(c, ParallelLayout.tp(2), PlanOptions.defaults());
         assertThat(c.tensors()).noneMatch(t -> t.name().equals("lm_head.weight"));
-        ComponentShare head = row(p, Component.LM_HEAD, ShardRule.TIED);
+        ComponentShare head = row(p, ModelPart.LM_HEAD, ShardRule.TIED);
         assertThat(head.perDeviceBytes()).isZero();
         // vocab 100 pads to 128, / 2 = 64 rows x 64 x 2 B
-        assertThat(row(p, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).perDeviceBytes()).isEqualTo(64L * 64 * 2);
+        assertThat(row(p, ModelPart.EMBEDDING, ShardRule.VOCAB_PARALLEL).perDeviceBytes()).isEqualTo(64L * 64 * 2);
         assertThat(c.notes()).anyMatch(n -> n.contains("no weights files"));
     }
 
@@ -160,7 +160,7 @@ class WeightsPlannerTest {
         assertThat(TensorRole.of("model.layers.3.mlp.experts.17.down_proj.weight_scale_inv", null))
                 .satisfies(r -> {
                     assertThat(r.kind()).isEqualTo(TensorRole.Kind.EXPERT);
-                    assertThat(r.component()).isEqualTo(Component.QUANT_SCALES);
+                    assertThat(r.component()).isEqualTo(ModelPart.QUANT_SCALES);
                     assertThat(r.layer()).isEqualTo(3);
                 });
         assertThat(TensorRole.of("model.layers.0.mlp.shared_experts.down_proj.weight", null).kind()).isEqualTo(TensorRole.Kind.SHARED_ROW);
@@ -170,7 +170,7 @@ class WeightsPlannerTest {
                 .isEqualTo(TensorRole.Kind.QKV);
         assertThat(TensorRole.of("transformer.encoder.layers.0.self_attention.dense.weight", null).kind()).isEqualTo(TensorRole.Kind.O);
         assertThat(TensorRole.of("transformer.output_layer.weight", null).kind()).isEqualTo(TensorRole.Kind.LM_HEAD);
-        assertThat(TensorRole.of("visual.blocks.0.attn.qkv.weight", null).component()).isEqualTo(Component.VISION);
+        assertThat(TensorRole.of("visual.blocks.0.attn.qkv.weight", null).component()).isEqualTo(ModelPart.VISION);
         assertThat(TensorRole.of("model.norm.weight", null).kind()).isEqualTo(TensorRole.Kind.NORM);
     }
 
@@ -204,10 +204,10 @@ class WeightsPlannerTest {
     void deepSeekR1LabelsFp8PerComponentAndSaysFp8IsKept() throws Exception {
         WeightsPlan p = plan(CorpusCheckpoints.deepseekR1(tmp), ParallelLayout.tp(16));
         // quantization_config fp8 e4m3 with weight_block_size: decoder linears are F8_E4M3, embeddings BF16
-        assertThat(row(p, Component.EXPERTS, ShardRule.EXPERT_TP).storedDtype()).isEqualTo(R1_FP8);
-        assertThat(row(p, Component.EXPERTS, ShardRule.EXPERT_TP).servedDtype()).isEqualTo(R1_FP8);
-        assertThat(row(p, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).storedDtype()).isEqualTo("BF16");
-        assertThat(row(p, Component.QUANT_SCALES, ShardRule.EXPERT_TP).storedDtype()).isEqualTo("F32");
+        assertThat(row(p, ModelPart.EXPERTS, ShardRule.EXPERT_TP).storedDtype()).isEqualTo(R1_FP8);
+        assertThat(row(p, ModelPart.EXPERTS, ShardRule.EXPERT_TP).servedDtype()).isEqualTo(R1_FP8);
+        assertThat(row(p, ModelPart.EMBEDDING, ShardRule.VOCAB_PARALLEL).storedDtype()).isEqualTo("BF16");
+        assertThat(row(p, ModelPart.QUANT_SCALES, ShardRule.EXPERT_TP).storedDtype()).isEqualTo("F32");
         // the header no longer says "bfloat16" alone while experts count at 1 B per parameter
         assertThat(p.servedDtype()).isNotEqualTo("bfloat16").contains("bfloat16", R1_FP8, "as stored", "Ascend");
         // 40.18 GiB: the figure the fresh user saw, now labelled
@@ -223,7 +223,7 @@ class WeightsPlannerTest {
                 new PlanOptions("auto", "auto", false, 128, true));
         long fp8Share = kept.components().stream().filter(c -> R1_FP8.equals(c.storedDtype()))
                 .mapToLong(ComponentShare::perDeviceBytes).sum();
-        long scales = kept.components().stream().filter(c -> c.component() == Component.QUANT_SCALES)
+        long scales = kept.components().stream().filter(c -> c.component() == ModelPart.QUANT_SCALES)
                 .mapToLong(ComponentShare::perDeviceBytes).sum();
         // from the TP 16 table: the eight F8_E4M3 rows hold 42,682,351,616 B per device, the block scales 10,427,328 B;
         // as BF16 each FP8 byte becomes two and fp8_cast_bf16.py drops the scales:
@@ -231,8 +231,8 @@ class WeightsPlannerTest {
         assertThat(fp8Share).isEqualTo(42_682_351_616L);
         assertThat(scales).isEqualTo(10_427_328L);
         assertThat(bf16.perDeviceBytes()).isEqualTo(43_139_382_208L + fp8Share - scales).isEqualTo(85_811_306_496L);
-        assertThat(row(bf16, Component.EXPERTS, ShardRule.EXPERT_TP).perDeviceBytes()).isEqualTo(2 * 40_869_298_176L);
-        assertThat(row(bf16, Component.EXPERTS, ShardRule.EXPERT_TP).servedDtype()).isEqualTo("BF16");
+        assertThat(row(bf16, ModelPart.EXPERTS, ShardRule.EXPERT_TP).perDeviceBytes()).isEqualTo(2 * 40_869_298_176L);
+        assertThat(row(bf16, ModelPart.EXPERTS, ShardRule.EXPERT_TP).servedDtype()).isEqualTo("BF16");
         assertThat(bf16.servedDtype()).contains("converted to 16 bits");
         assertThat(bf16.notes()).anySatisfy(n -> assertThat(n).contains("43139382208"));
     }
@@ -244,8 +244,8 @@ class WeightsPlannerTest {
                 new PlanOptions("float32", "auto", false, 128));
         // every Qwen2.5-14B tensor is float16: at 4 B per element the TP 4 share doubles, 2 x 7,385,761,792
         assertThat(f32.perDeviceBytes()).isEqualTo(14_771_523_584L);
-        assertThat(row(f32, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).storedDtype()).isEqualTo("F16");
-        assertThat(row(f32, Component.EMBEDDING, ShardRule.VOCAB_PARALLEL).servedDtype()).isEqualTo("F32");
+        assertThat(row(f32, ModelPart.EMBEDDING, ShardRule.VOCAB_PARALLEL).storedDtype()).isEqualTo("F16");
+        assertThat(row(f32, ModelPart.EMBEDDING, ShardRule.VOCAB_PARALLEL).servedDtype()).isEqualTo("F32");
         // an unquantized checkpoint keeps the plain label
         assertThat(plan(dir, ParallelLayout.tp(4)).servedDtype()).isEqualTo("float16");
     }

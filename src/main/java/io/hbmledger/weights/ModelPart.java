@@ -1,7 +1,10 @@
 package io.hbmledger.weights;
 
-/** Where a tensor belongs in the model, for the per-component table. */
-public enum Component {
+/**
+ * Where a tensor belongs in the model (embedding, attention, experts ...), for the weights table.
+ * Not a ledger line: those are {@link io.hbmledger.ledger.Component}.
+ */
+public enum ModelPart {
     EMBEDDING("embedding"),
     ATTENTION("attention"),
     MLP("MLP"),
@@ -16,7 +19,7 @@ public enum Component {
 
     private final String label;
 
-    Component(String label) {
+    ModelPart(String label) {
         this.label = label;
     }
 
