@@ -31,12 +31,59 @@ public final class KvCacheRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
-        VllmFiguresRule.figure(ev, d, Component.KV_CACHE)
+        VllmFiguresRule.figure(ev, d, Component.KV_CACHE).map(e -> sizedBySmallestRank(ev, d, e))
                 .or(() -> KvFromTokens.estimated(ev, d))
                 .or(() -> KvFromTokens.inferred(ev, d))
                 .or(() -> OomRule.allocated(ev, d).isPresent() ? Optional.empty()
                         : Optional.of(Entry.unknown(Component.KV_CACHE, unknownNote(ev))))
                 .ifPresent(d::decide);
+    }
+
+    /** Differences below this are rounding of vLLM's printed figures, not an idle cache. */
+    private static final long SAME = 64L << 20;
+
+    /**
+     * Refines vLLM's per-rank figure: one engine gives every TP/PP rank the same number of KV
+     * blocks, sized by the rank with the least available memory (V1 unifies the workers' KV
+     * configs to the minimum; V0 takes the minimum block count), so a rank that reported more
+     * holds only the smallest rank's cache and the rest of its figure stays unused. Only ranks'
+     * own lines of the same data-parallel replica are compared.
+     */
+    private static Entry sizedBySmallestRank(EvidenceSet ev, DeviceDraft d, Entry own) {
+        if (d.ranks().isEmpty() || own.bytes() == null || own.bytes() <= 0) {
+            return own;
+        }
+        int rank = d.ranks().get(0);
+        int replica = ev.layout().tp() * ev.layout().pp();
+        TaggedObservation smallest = null;
+        java.util.Map<Integer, TaggedObservation> perRank = new java.util.HashMap<>();
+        for (TaggedObservation t : ev.vllm(Quantity.KV_CACHE_AVAILABLE)) {
+            if (t.rank() != null && t.o().bytes() != null && t.rank() / replica == rank / replica) {
+                perRank.put(t.rank(), t);
+            }
+        }
+        if (perRank.size() < 2) {
+            return own;
+        }
+        for (TaggedObservation t : perRank.values()) {
+            if (smallest == null || t.o().bytes() < smallest.o().bytes()) {
+                smallest = t;
+            }
+        }
+        long unused = own.bytes() - smallest.o().bytes();
+        if (unused <= SAME || smallest.o().bytes() <= 0) {
+            return own;
+        }
+        java.util.List<io.hbmledger.ledger.Source> sources = new java.util.ArrayList<>(own.sources());
+        sources.add(smallest.source());
+        return new Entry(Component.KV_CACHE, smallest.o().bytes(), io.hbmledger.ledger.Confidence.INFERRED, sources,
+                "KV cache allocated on this rank: vLLM gives every rank of one engine the blocks of its smallest rank"
+                        + " (rank " + smallest.rank() + "); this rank reported " + io.hbmledger.ledger.Units.gib(own.bytes())
+                        + " available, so " + io.hbmledger.ledger.Units.gib(unused) + " of it stays unused",
+                own.moment(), own.counted(), "min over the engine's ranks = rank " + smallest.rank() + "'s "
+                        + smallest.o().bytes() + " B (" + io.hbmledger.ledger.Units.gib(smallest.o().bytes())
+                        + "); this rank's own " + own.bytes() + " B - " + smallest.o().bytes() + " B = " + unused
+                        + " B unused");
     }
 
     private static String unknownNote(EvidenceSet ev) {

@@ -37,6 +37,13 @@ final class HandMadeRun {
         return this;
     }
 
+    /** A vLLM log line of the given rank holding bytes. */
+    HandMadeRun rankBytes(int rank, Quantity q, long bytes, int line, String text) {
+        obs.add(new TaggedObservation(Observation.bytes(q, bytes, line, text), LOG, EvidenceFormat.VLLM_LOG,
+                Moment.STARTUP, rank, null));
+        return this;
+    }
+
     /** A vLLM log line of rank 0 holding a count. */
     HandMadeRun logValue(Quantity q, double value, int line, String text) {
         obs.add(new TaggedObservation(Observation.value(q, value, line, text), LOG, EvidenceFormat.VLLM_LOG,

@@ -58,4 +58,29 @@ class KvCacheRuleTest {
         assertThat(e.note()).startsWith("no KV cache figure for this rank in the vLLM log; the log gives the KV cache"
                 + " as 5000 blocks (line 30)");
     }
+
+    /**
+     * TP 4 where rank 2 reports 22.64 GiB available and the others about 34.1: vLLM gives every
+     * rank rank 2's block count, so rank 0 holds 22.64 GiB and 34.12 - 22.64 = 11.48 GiB of its
+     * figure stays unused (inferred); rank 2's own line stays reported.
+     */
+    @Test
+    void everyRankOfAnEngineHoldsTheSmallestRanksCache() {
+        long r0 = Math.round(34.12 * GIB);
+        long r2 = Math.round(22.64 * GIB);
+        EvidenceSet ev = new HandMadeRun().tp(4).withLog()
+                .rankBytes(0, Quantity.KV_CACHE_AVAILABLE, r0, 6, "34.12 GiB")
+                .rankBytes(1, Quantity.KV_CACHE_AVAILABLE, Math.round(34.10 * GIB), 7, "34.10 GiB")
+                .rankBytes(2, Quantity.KV_CACHE_AVAILABLE, r2, 8, "22.64 GiB")
+                .rankBytes(3, Quantity.KV_CACHE_AVAILABLE, Math.round(34.11 * GIB), 9, "34.11 GiB").evidence();
+        DeviceDraft rank0 = new DeviceDraft(0, List.of(0));
+        new KvCacheRule().apply(ev, rank0);
+        Entry e = rank0.get(Component.KV_CACHE).orElseThrow();
+        assertThat(e.bytes()).isEqualTo(r2);
+        assertThat(e.confidence()).isEqualTo(Confidence.INFERRED);
+        assertThat(e.note()).contains("rank 2", "11.48 GiB of it stays unused");
+        DeviceDraft rank2 = new DeviceDraft(2, List.of(2));
+        new KvCacheRule().apply(ev, rank2);
+        assertThat(rank2.get(Component.KV_CACHE).orElseThrow().confidence()).isEqualTo(Confidence.REPORTED);
+    }
 }
