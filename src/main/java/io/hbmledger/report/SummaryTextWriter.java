@@ -58,6 +58,48 @@ public final class SummaryTextWriter {
         // a component unknown on every device gets one mention, not a column of "?"
         List<String> components = ExplainTextWriter.components(devices).stream().filter(c -> knownSomewhere(devices, c)).toList();
         List<String> unknown = ExplainTextWriter.components(devices).stream().filter(c -> !knownSomewhere(devices, c)).toList();
+        List<String> aside = List.of();
+        if (width(rows(devices, components)) > WIDTH) {
+            // lines that are in no device's sum (peaks, process views, vLLM's lumps) are what
+            // --detail is for; the table keeps what the residual is taken against
+            aside = components.stream().filter(c -> !countedSomewhere(devices, c)).toList();
+            List<String> keep = new ArrayList<>(components);
+            keep.removeAll(aside);
+            components = keep;
+        }
+        List<String[]> rows = rows(devices, components);
+        boolean[] right = new boolean[rows.get(0).length];
+        java.util.Arrays.fill(right, 2, right.length, true);
+        out.println("GiB per device; ? = unknown, (x) = shown but not in the sum, residual = used - sum, free = capacity - used");
+        String legend = ComponentLabels.legend(components);
+        if (!legend.isEmpty()) {
+            wrapped(out, "  ", legend, null);
+        }
+        TextTable.print(rows, right, "  ", out);
+        if (!aside.isEmpty()) {
+            wrapped(out, "  not in the sum, in --detail: ", String.join(", ", aside), null);
+        }
+        if (!unknown.isEmpty()) {
+            wrapped(out, "  unknown on every device: ", String.join(", ", unknown), null);
+        }
+    }
+
+    private static int width(List<String[]> rows) {
+        int[] w = new int[rows.get(0).length];
+        for (String[] r : rows) {
+            for (int i = 0; i < r.length; i++) {
+                w[i] = Math.max(w[i], r[i].length());
+            }
+        }
+        return 2 + java.util.Arrays.stream(w).sum() + 2 * (w.length - 1);
+    }
+
+    private static boolean countedSomewhere(List<DeviceLedger> devices, String component) {
+        return devices.stream().flatMap(d -> d.entries().stream())
+                .anyMatch(e -> e.component().equals(component) && e.known() && e.counted());
+    }
+
+    private static List<String[]> rows(List<DeviceLedger> devices, List<String> components) {
         List<String[]> rows = new ArrayList<>();
         List<String> head = new ArrayList<>(List.of("device", "rank", "capacity", "used"));
         components.forEach(c -> head.add(ComponentLabels.shortName(c)));
@@ -74,17 +116,7 @@ public final class SummaryTextWriter {
             r.add(d.capacity().known() && d.used().known() ? gib(d.capacity().bytes() - d.used().bytes()) : "?");
             rows.add(r.toArray(String[]::new));
         }
-        boolean[] right = new boolean[head.size()];
-        java.util.Arrays.fill(right, 2, right.length, true);
-        out.println("GiB per device; ? = unknown, (x) = shown but not in the sum, residual = used - sum, free = capacity - used");
-        String legend = ComponentLabels.legend(components);
-        if (!legend.isEmpty()) {
-            wrapped(out, "  ", legend, null);
-        }
-        TextTable.print(rows, right, "  ", out);
-        if (!unknown.isEmpty()) {
-            wrapped(out, "  unknown on every device: ", String.join(", ", unknown), null);
-        }
+        return rows;
     }
 
     private static boolean knownSomewhere(List<DeviceLedger> devices, String component) {

@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -66,6 +67,36 @@ class SummaryTextWriterTest {
         }
         // the path is shown relative to the run directory
         assertThat(buf.toString()).contains("evidence/msprof/PROF_000001").doesNotContain("/runs/r1/evidence");
+    }
+
+    /**
+     * An msprof run shows a dozen lines beside the sum (peaks, process views, vLLM's lumps): the
+     * table keeps the counted ones within 120 columns and names the others once, for --detail.
+     */
+    @Test
+    void linesOutsideTheSumMakeWayWhenTheTableIsTooWide() {
+        Source s = new Source("/runs/r1/ready.txt", 9, "x");
+        List<Entry> entries = new ArrayList<>(List.of(
+                new Entry("weights", 16 * GIB, Confidence.REPORTED, List.of(s), "w", "startup", true, null),
+                new Entry("kv_cache", 20 * GIB, Confidence.REPORTED, List.of(s), "kv", "startup", true, null)));
+        for (String shown : List.of("driver_baseline", "activation_peak", "non_torch", "other_modules",
+                "server_processes", "device_peak", "activation_peak_under_load", "allocator_cache", "torch_allocated")) {
+            entries.add(new Entry(shown, GIB, Confidence.MEASURED, List.of(s), "shown", "ready", false, null));
+        }
+        DeviceLedger d = new DeviceLedger("npu:0/chip:0", 0, List.of(0), "ready",
+                new DeviceLedger.Amount(64 * GIB, s, "capacity"), new DeviceLedger.Amount(40 * GIB, s, "used"),
+                entries, 4 * GIB, "residual", List.of());
+        Ledger ledger = new Ledger(Ledger.Status.COMPLETE, List.of(), List.of(d), List.of(), List.of());
+        StringWriter buf = new StringWriter();
+        new SummaryTextWriter().write(ledger, List.of(), Layout.of(1, 1, List.of(0), List.of(), "m"), "/runs/r1", null,
+                new PrintWriter(buf));
+        List<String> lines = buf.toString().lines().toList();
+
+        assertThat(lines).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(120));
+        // used 40, weights 16 + kv 20 counted, residual 40 - 36 = +4.00, free 64 - 40 = 24.00
+        assertThat(lines).anySatisfy(l -> assertThat(l).matches(
+                "  npu:0/chip:0\\s+0\\s+64\\.00\\s+40\\.00\\s+16\\.00\\s+20\\.00\\s+\\+4\\.00\\s+24\\.00"));
+        assertThat(buf.toString()).contains("not in the sum, in --detail: driver_baseline, activation_peak");
     }
 
     /** Device i: 64 GiB, used 40 + i GiB, driver 2, weights 16, KV 20, HCCL unknown. */
