@@ -1,14 +1,14 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.EvidenceFormat;
-import io.hbmledger.ledger.vllm.OomDevices;
 import java.util.Locale;
 
 /**
  * Which accelerator the run's evidence describes, so the ledger speaks its terms: npu-smi, HCCL,
  * CANN and msprof on Ascend; nvidia-smi, NCCL, CUDA graphs and the CUDA context on NVIDIA GPUs.
- * Told from the evidence: an nvidia-smi sample or a "GPU"/"CUDA" device in an out-of-memory line
- * means NVIDIA; npu-smi, msprof or an "NPU" device means Ascend; a log alone leaves it open.
+ * Told from the evidence: an nvidia-smi sample or a "GPU"/"CUDA" device the vLLM log names
+ * (out-of-memory and start-check lines) means NVIDIA; npu-smi, msprof or an "NPU" device means
+ * Ascend; a log without either leaves it open.
  */
 public final class Accelerator {
 
@@ -24,7 +24,8 @@ public final class Accelerator {
         if (ev.has(EvidenceFormat.Family.NPU_SMI) || ev.has(EvidenceFormat.Family.MSPROF)) {
             return Kind.ASCEND;
         }
-        for (TaggedObservation t : ev.where(OomDevices::isOom)) {
+        // a device the vLLM log names (an out-of-memory line, the start check's "cuda:0")
+        for (TaggedObservation t : ev.where(t -> t.isVllm() && t.o().context().device() != null)) {
             String dev = t.o().context().device() == null ? "" : t.o().context().device().toLowerCase(Locale.ROOT);
             if (dev.startsWith("gpu") || dev.startsWith("cuda")) {
                 return Kind.GPU;

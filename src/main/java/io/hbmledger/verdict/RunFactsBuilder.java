@@ -4,6 +4,7 @@ import static io.hbmledger.ledger.Units.MIB;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.Accelerator;
 import io.hbmledger.ledger.CheckpointEvidence;
 import io.hbmledger.ledger.Confidence;
 import io.hbmledger.weights.KvCacheEstimate;
@@ -295,27 +296,13 @@ public final class RunFactsBuilder {
         return out;
     }
 
-    /**
-     * nvidia-smi or a CUDA device name means a GPU; npu-smi, msprof or an NPU device name an
-     * Ascend NPU; a vLLM log alone leaves it open.
-     */
+    /** The ledger's reading of the accelerator ({@link Accelerator#of}), in the findings' words. */
     private static RunFacts.Accelerator accelerator(EvidenceSet ev) {
-        if (ev.has(EvidenceFormat.Family.NVIDIA_SMI)) {
-            return RunFacts.Accelerator.GPU;
-        }
-        if (ev.has(EvidenceFormat.Family.NPU_SMI) || ev.has(EvidenceFormat.Family.MSPROF)) {
-            return RunFacts.Accelerator.NPU;
-        }
-        for (TaggedObservation t : ev.observations()) {
-            String d = t.o().context().device() == null ? "" : t.o().context().device().toLowerCase(java.util.Locale.ROOT);
-            if (d.startsWith("cuda") || d.startsWith("gpu")) {
-                return RunFacts.Accelerator.GPU;
-            }
-            if (d.startsWith("npu")) {
-                return RunFacts.Accelerator.NPU;
-            }
-        }
-        return RunFacts.Accelerator.UNKNOWN;
+        return switch (Accelerator.of(ev)) {
+            case GPU -> RunFacts.Accelerator.GPU;
+            case ASCEND -> RunFacts.Accelerator.NPU;
+            case UNKNOWN -> RunFacts.Accelerator.UNKNOWN;
+        };
     }
 
     /** Process rows of the sample the ledger's used figure came from, not of other moments. */
