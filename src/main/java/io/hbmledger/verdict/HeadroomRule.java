@@ -95,7 +95,7 @@ final class HeadroomRule {
                     String.format(Locale.ROOT, "%,d-%,d MiB / %,d MiB torch sees on a %s = %.2f-%.2f", lo, hi,
                             m.torchTotalMib(), m.name(), uLo, uHi), d.used().sources());
             figures.addAll(List.of(held, heldHi, util));
-            text += String.format(Locale.ROOT, " Without a baseline of this card, an idle %s holds %,d-%,d MiB"
+            text += String.format(Locale.ROOT, " Without a baseline of this card, an idle %s (told by its capacity) holds %,d-%,d MiB"
                     + " elsewhere, so the server holds about %,d-%,d MiB, a utilization around %.2f-%.2f (estimated).",
                     m.name(), m.idleLowMib(), m.idleHighMib(), lo, hi, uLo, uHi);
             advice.add(String.format(Locale.ROOT, "To share the card by design: (server share + other share) x %,d MiB"

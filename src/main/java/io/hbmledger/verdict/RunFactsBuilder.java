@@ -254,7 +254,7 @@ public final class RunFactsBuilder {
                             serverPids.contains(t.o().context().pid())));
                 }
             }
-            String model = acc == RunFacts.Accelerator.NPU && cap != null && cap.known() && cap.bytes() == 32768 * MIB ? "910B4" : null;
+            String model = modelByCapacity(acc, cap);
             out.add(new DeviceFacts(d.device(), model, cap, used, procs));
         }
         if (ev.layout() == null || !ev.layout().devicesGiven()) {
@@ -291,9 +291,19 @@ public final class RunFactsBuilder {
         }
         List<DeviceFacts> out = new ArrayList<>();
         seen.forEach((device, f) -> out.add(new DeviceFacts(device,
-                acc == RunFacts.Accelerator.NPU && f[1] != null && f[1].bytes() == 32768 * MIB ? "910B4" : null,
+                modelByCapacity(acc, f[1]),
                 f[1], f[0], List.of())));
         return out;
+    }
+
+    /**
+     * The npu-smi readers do not pass the chip name on, so the model is told by capacity: of the
+     * chips vllm-ascend runs on (910B, A3, 310P), only the 910B4 has 32 GiB of HBM. The
+     * first-generation Ascend 910 has 32 GiB too but is not a vllm-ascend target.
+     */
+    private static String modelByCapacity(RunFacts.Accelerator acc, Figure capacity) {
+        return acc == RunFacts.Accelerator.NPU && capacity != null && capacity.known()
+                && capacity.bytes() == 32768 * MIB ? "910B4" : null;
     }
 
     /** The ledger's reading of the accelerator ({@link Accelerator#of}), in the findings' words. */
