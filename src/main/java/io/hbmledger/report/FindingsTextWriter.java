@@ -32,19 +32,9 @@ final class FindingsTextWriter {
     }
 
     private static void wrap(PrintWriter out, String first, String text, String indent) {
-        StringBuilder line = new StringBuilder(first);
-        int start = first.length();
-        for (String word : text.split(" ")) {
-            if (line.length() > start && line.length() + 1 + word.length() > WIDTH) {
-                out.println(line);
-                line = new StringBuilder(indent);
-                start = indent.length();
-            }
-            if (line.length() > start) {
-                line.append(' ');
-            }
-            line.append(word);
+        List<String> lines = LedgerTextWriter.wrap(text, WIDTH - Math.max(first.length(), indent.length()));
+        for (int i = 0; i < lines.size(); i++) {
+            out.println((i == 0 ? first : indent) + lines.get(i));
         }
-        out.println(line);
     }
 }
