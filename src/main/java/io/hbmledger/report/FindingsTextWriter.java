@@ -32,9 +32,11 @@ final class FindingsTextWriter {
     }
 
     private static void wrap(PrintWriter out, String first, String text, String indent) {
-        List<String> lines = LedgerTextWriter.wrap(text, WIDTH - Math.max(first.length(), indent.length()));
+        // the head ("ERROR start_refused [log]:") flows with the sentence, as one paragraph
+        String margin = first.substring(0, first.length() - first.stripLeading().length());
+        List<String> lines = LedgerTextWriter.wrap(first.strip() + " " + text, WIDTH - indent.length());
         for (int i = 0; i < lines.size(); i++) {
-            out.println((i == 0 ? first : indent) + lines.get(i));
+            out.println((i == 0 ? margin : indent) + lines.get(i));
         }
     }
 }
