@@ -44,6 +44,9 @@ final class ClusterJournal {
             j.nodes.put(n.name(), entry);
         }
         j.save();
+        // made once here: the nodes' collections start in parallel, and each would otherwise race
+        // to create this shared parent of its own run directory
+        Files.createDirectories(runDir.resolve(NODES_DIR));
         return j;
     }
 
