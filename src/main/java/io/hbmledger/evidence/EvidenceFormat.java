@@ -28,6 +28,11 @@ public enum EvidenceFormat {
      * Text mixing prose and machine output (an issue's markdown, a terminal paste): read range by
      * range by the other readers, each range with its own format ({@link EvidenceFile#parts()}).
      */
+    /**
+     * A file SQLite keeps beside a database ({@code -wal}, {@code -shm}, {@code -journal}):
+     * recognised so that it is not called unknown, and read only with its database.
+     */
+    SQLITE_SIDECAR("sqlite-sidecar", Family.NONE),
     PASTED_TEXT("pasted-text", Family.NONE),
     /** Settings a person states in the prose of a paste ("the four instances used 0.2, 0.45 ..."). */
     USER_STATEMENT("user-statement", Family.NONE),

@@ -2,6 +2,7 @@ package io.hbmledger.evidence;
 
 import io.hbmledger.evidence.modelconfig.ModelConfigReader;
 import io.hbmledger.evidence.msprof.MsprofReader;
+import io.hbmledger.evidence.msprof.SqliteSidecar;
 import io.hbmledger.evidence.npusmi.NpuSmiReader;
 import io.hbmledger.evidence.nvidiasmi.NvidiaSmiReader;
 import io.hbmledger.evidence.paste.PasteReader;
@@ -55,6 +56,11 @@ public final class EvidenceReaders {
                             + "; check the path");
         }
         FileHead head = FileHead.of(file);
+        // before the empty-file check: a checkpointed write-ahead log is empty
+        Optional<EvidenceFile> sidecar = SqliteSidecar.read(head, displayPath);
+        if (sidecar.isPresent()) {
+            return sidecar.get();
+        }
         if (head.size() == 0) {
             return unknown(displayPath, "line 1: the file is empty; expected npu-smi, nvidia-smi, vLLM log, msprof, safetensors or config.json content");
         }
