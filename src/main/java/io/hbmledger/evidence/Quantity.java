@@ -50,6 +50,14 @@ public enum Quantity {
     OOM_ALLOCATED("oom_allocated"),
     OOM_FREE("oom_free"),
     OOM_RESERVED("oom_reserved"),
+    /** torch 2.1+ OOM: memory the allocator holds but no tensor uses (its cache) */
+    OOM_RESERVED_UNALLOCATED("oom_reserved_unallocated"),
+    /** torch 2.1+ OOM: allocated in private pools (CUDA/ACL graphs), part of the reserved memory */
+    OOM_PRIVATE_POOLS("oom_private_pools"),
+    /** torch 2.1+ OOM: the failing process's whole footprint on the device, PyTorch or not */
+    OOM_THIS_PROCESS("oom_this_process"),
+    /** torch 2.1+ OOM: "Process N has X memory in use", one per process the driver lists; pid = N */
+    OOM_PROCESS_IN_USE("oom_process_in_use"),
     // vLLM refusals and KV sizing (readme-vllmlog.md, vllm-budget.md)
     KV_CACHE_NEEDED("kv_cache_needed"),
     ESTIMATED_MAX_MODEL_LEN("estimated_max_model_len"),
@@ -123,7 +131,8 @@ public enum Quantity {
 
     /** The figures of one "out of memory" message (PyTorch's CUDA / NPU allocator). */
     public static final Set<Quantity> OUT_OF_MEMORY =
-            Collections.unmodifiableSet(EnumSet.of(OOM_TRIED, OOM_TOTAL_CAPACITY, OOM_ALLOCATED, OOM_FREE, OOM_RESERVED));
+            Collections.unmodifiableSet(EnumSet.of(OOM_TRIED, OOM_TOTAL_CAPACITY, OOM_ALLOCATED, OOM_FREE, OOM_RESERVED,
+                    OOM_RESERVED_UNALLOCATED, OOM_PRIVATE_POOLS, OOM_THIS_PROCESS, OOM_PROCESS_IN_USE));
 
     private final String contractName;
 

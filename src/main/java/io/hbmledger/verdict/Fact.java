@@ -32,5 +32,13 @@ public enum Fact {
     /** An out-of-memory error: what the allocation asked, and what was free and total then. */
     OOM_TRIED,
     OOM_FREE,
-    OOM_TOTAL
+    OOM_TOTAL,
+    /** Bytes in tensors when the OOM struck (PyTorch's allocated). */
+    OOM_ALLOCATED,
+    /** Bytes PyTorch's allocator held (torch_npu / torch before 2.1: "reserved in total"). */
+    OOM_RESERVED,
+    /** Bytes the allocator held with no tensor in them (torch 2.1+). */
+    OOM_RESERVED_UNALLOCATED,
+    /** The failing process's whole footprint on the device (torch 2.1+). */
+    OOM_THIS_PROCESS
 }

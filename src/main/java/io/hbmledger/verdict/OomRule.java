@@ -2,12 +2,16 @@ package io.hbmledger.verdict;
 
 import static io.hbmledger.verdict.Arith.gib;
 
+import io.hbmledger.ledger.Units;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An out-of-memory error (torch's "CUDA out of memory", torch_npu's "NPU out of memory"):
- * what the allocation asked and what was free of the total at that instant.
+ * An out-of-memory error (torch's "CUDA out of memory", torch_npu's "NPU out of memory"): what
+ * the allocation asked, what was free of the total at that instant, how much PyTorch's allocator
+ * held and how much of that no tensor used, what was outside PyTorch, and in which phase of the
+ * start it struck. The phase decides the advice: an OOM in the memory profile is not cured by a
+ * lower gpu_memory_utilization, one in graph capture is.
  */
 final class OomRule {
 
@@ -20,26 +24,170 @@ final class OomRule {
             if (s.oom() == null || !s.has(Fact.OOM_TRIED)) {
                 continue;
             }
-            Figure tried = s.fact(Fact.OOM_TRIED).named("tried_to_allocate");
-            List<Figure> figures = new ArrayList<>(List.of(tried));
-            StringBuilder text = new StringBuilder("Out of memory" + (s.rank() == null ? "" : " on rank " + s.rank())
-                    + ": an allocation of " + gib(tried) + " failed");
-            if (s.has(Fact.OOM_FREE)) {
-                Figure free = s.fact(Fact.OOM_FREE).named("free");
-                figures.add(free);
-                text.append(" with ").append(gib(free)).append(" free");
-            }
-            if (s.has(Fact.OOM_TOTAL)) {
-                Figure total = s.fact(Fact.OOM_TOTAL).named("total_capacity");
-                figures.add(total);
-                text.append(" of ").append(gib(total));
-            }
-            text.append('.');
-            out.add(new Finding(Finding.Kind.OOM, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
-                    figures, List.of("Lower gpu_memory_utilization if the OOM came from memory outside vLLM's budget"
-                    + " (graphs, communication buffers, workspaces), or lower max_num_seqs / max_num_batched_tokens"
-                    + " if the activation peak under load outgrew the profiled one.")));
+            out.add(finding(s, s.oom()));
         }
         return out;
+    }
+
+    private static Finding finding(ServerFacts s, ServerFacts.Oom oom) {
+        Figure tried = s.fact(Fact.OOM_TRIED).named("tried_to_allocate");
+        List<Figure> figures = new ArrayList<>(List.of(tried));
+        StringBuilder text = new StringBuilder("Out of memory");
+        if (oom.device() != null) {
+            text.append(" on ").append(oom.device());
+        }
+        if (s.rank() != null) {
+            text.append(oom.device() == null ? " on rank " : " (rank ").append(s.rank()).append(oom.device() == null ? "" : ")");
+        }
+        text.append(during(oom.phase())).append(": an allocation of ").append(gib(tried)).append(" failed");
+        Figure free = s.get(Fact.OOM_FREE).map(f -> f.named("free")).orElse(null);
+        Figure total = s.get(Fact.OOM_TOTAL).map(f -> f.named("total_capacity")).orElse(null);
+        if (free != null) {
+            figures.add(free);
+            text.append(" with ").append(gib(free)).append(" free");
+        }
+        if (total != null) {
+            figures.add(total);
+            text.append(" of ").append(gib(total));
+        }
+        text.append('.');
+        Figure cached = cachedUnused(s);
+        Figure reserved = reserved(s, cached);
+        if (reserved != null) {
+            figures.add(reserved);
+            text.append(" PyTorch held ").append(gib(reserved));
+            if (s.has(Fact.OOM_ALLOCATED)) {
+                text.append(" (").append(gib(s.fact(Fact.OOM_ALLOCATED))).append(" in tensors");
+                text.append(cached == null ? ")" : ", " + gib(cached) + " cached but unused)");
+                if (cached != null) {
+                    figures.add(cached);
+                }
+            }
+            if (free != null && total != null) {
+                Figure outside = Figure.bytes("outside_pytorch", total.bytes() - reserved.bytes() - free.bytes(),
+                        Figure.derived(total, reserved, free), Units.gibNumber(total.bytes()) + " - "
+                                + Units.gibNumber(reserved.bytes()) + " - " + Units.gibNumber(free.bytes()) + " GiB",
+                        Figure.sourcesOf(total, reserved, free));
+                if (outside.bytes() >= 0) {
+                    figures.add(outside);
+                    text.append("; ").append(gib(outside)).append(" (").append(outside.arithmetic())
+                            .append(") was outside PyTorch's allocator: the runtime context, communication buffers")
+                            .append(oom.processes().size() > 1 ? ", other processes" : "")
+                            .append(s.has(Fact.OOM_THIS_PROCESS) ? "" : " and any other process");
+                }
+            }
+            text.append('.');
+        }
+        processes(s, oom, text, figures);
+        List<String> advice = new ArrayList<>();
+        if (cached != null && free != null) {
+            Figure reachable = Arith.sum("free_plus_cached", free, cached);
+            figures.add(reachable);
+            if (reachable.bytes() >= tried.bytes()) {
+                text.append(" With the cache released ").append(gib(reachable)).append(" would have been free, enough:")
+                        .append(" the allocator's cache was fragmented.");
+                advice.add("Set " + allocConf(s) + "=expandable_segments:True so that the allocator's cached blocks can serve a larger request.");
+            } else {
+                text.append(" Even with the cache released only ").append(gib(reachable)).append(" (")
+                        .append(reachable.arithmetic()).append(") would have been free, less than ")
+                        .append(gib(tried)).append(": not fragmentation, the request itself does not fit.");
+            }
+        }
+        advice.addAll(advice(oom.phase()));
+        return new Finding(Finding.Kind.OOM, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
+                figures, advice);
+    }
+
+    /** Cached but unused: as torch 2.1+ prints it, else reserved - allocated (older torch, torch_npu). */
+    private static Figure cachedUnused(ServerFacts s) {
+        if (s.has(Fact.OOM_RESERVED_UNALLOCATED)) {
+            return s.fact(Fact.OOM_RESERVED_UNALLOCATED).named("reserved_unallocated");
+        }
+        if (s.has(Fact.OOM_RESERVED, Fact.OOM_ALLOCATED)) {
+            Figure c = Arith.minus("reserved_unallocated", s.fact(Fact.OOM_RESERVED), s.fact(Fact.OOM_ALLOCATED));
+            return c.bytes() >= 0 ? c : null;
+        }
+        return null;
+    }
+
+    /** Reserved as printed (older torch, torch_npu), else allocated + unallocated (torch 2.1+). */
+    private static Figure reserved(ServerFacts s, Figure cached) {
+        if (s.has(Fact.OOM_RESERVED)) {
+            return s.fact(Fact.OOM_RESERVED).named("reserved");
+        }
+        if (s.has(Fact.OOM_ALLOCATED) && cached != null) {
+            return Arith.sum("reserved", s.fact(Fact.OOM_ALLOCATED), cached);
+        }
+        return null;
+    }
+
+    private static void processes(ServerFacts s, ServerFacts.Oom oom, StringBuilder text, List<Figure> figures) {
+        List<Figure> listed = oom.processes();
+        if (s.has(Fact.OOM_THIS_PROCESS)) {
+            Figure self = s.fact(Fact.OOM_THIS_PROCESS).named("this_process");
+            figures.add(self);
+            text.append(" The failing process used ").append(gib(self)).append(" in all");
+            if (!listed.isEmpty()) {
+                Figure others = Arith.sum("other_processes", listed.toArray(Figure[]::new));
+                figures.add(others);
+                text.append("; ").append(listed.size() == 1 ? "another process held " : listed.size() + " other processes held ")
+                        .append(gib(others)).append(" (").append(names(listed)).append(")");
+            }
+            text.append('.');
+        } else if (listed.size() == 1) {
+            figures.add(listed.get(0));
+            text.append(" The driver lists one process on the device, ").append(listed.get(0).name()).append(" with ")
+                    .append(gib(listed.get(0))).append(": the failing process itself (in a container the driver shows the host's pid).");
+        } else if (listed.size() > 1) {
+            figures.addAll(listed);
+            text.append(" The driver lists ").append(listed.size()).append(" processes on the device: ")
+                    .append(names(listed)).append("; all but the failing one are other tenants (see other_tenant).");
+        }
+    }
+
+    private static String names(List<Figure> processes) {
+        List<String> out = new ArrayList<>();
+        for (Figure p : processes) {
+            out.add(p.name() + " " + Units.gibNumber(p.bytes()) + " GiB");
+        }
+        return String.join(", ", out);
+    }
+
+    private static String allocConf(ServerFacts s) {
+        return s.oom().device() != null && s.oom().device().startsWith("npu") ? "PYTORCH_NPU_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
+    }
+
+    private static String during(String phase) {
+        return switch (phase) {
+            case "model_loading" -> " while loading the weights";
+            case "memory_profiling" -> " during vLLM's memory profiling (a forward pass over a dummy batch of"
+                    + " max_num_batched_tokens tokens, before the KV cache is sized)";
+            case "kv_cache_allocation" -> " while allocating the KV cache";
+            case "graph_capture" -> " during graph capture, after the KV cache took its budget";
+            case "serving" -> " while serving requests";
+            case "after_kv_cache_sizing" -> " after the KV cache was sized (allocation, graph capture, warm-up or serving)";
+            default -> "";
+        };
+    }
+
+    private static List<String> advice(String phase) {
+        return switch (phase) {
+            case "model_loading" -> List.of("The weights of one device do not fit beside what else holds it: shard over"
+                    + " more devices (tensor or expert parallelism), use a quantized checkpoint, or free the device of"
+                    + " other processes; gpu_memory_utilization does not apply yet at this point.");
+            case "memory_profiling" -> List.of("Lower max_num_batched_tokens (and max_model_len / max_num_seqs): they set"
+                    + " the size of the profiling batch. gpu_memory_utilization does not help here, the KV cache is"
+                    + " not allocated yet. Or give each device fewer weights (more tensor or expert parallelism,"
+                    + " quantization).");
+            case "kv_cache_allocation" -> List.of("Lower gpu_memory_utilization: the KV cache was sized for more than"
+                    + " was free when it was allocated (did another process take memory after profiling?).");
+            case "graph_capture" -> List.of("Lower gpu_memory_utilization to leave room for the graph pool, capture"
+                    + " fewer batch sizes (cudagraph_capture_sizes), or run with --enforce-eager.");
+            case "serving" -> List.of("The activation peak under load outgrew the profiled one, or memory outside"
+                    + " vLLM's budget grew: lower max_num_seqs / max_num_batched_tokens, or gpu_memory_utilization.");
+            default -> List.of("Lower gpu_memory_utilization if the OOM came from memory outside vLLM's budget"
+                    + " (graphs, communication buffers, workspaces), or lower max_num_seqs / max_num_batched_tokens"
+                    + " if the activation peak under load outgrew the profiled one.");
+        };
     }
 }

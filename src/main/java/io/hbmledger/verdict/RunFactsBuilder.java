@@ -46,6 +46,10 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.OOM_TRIED, Fact.OOM_TRIED),
             Map.entry(Quantity.OOM_FREE, Fact.OOM_FREE),
             Map.entry(Quantity.OOM_TOTAL_CAPACITY, Fact.OOM_TOTAL),
+            Map.entry(Quantity.OOM_ALLOCATED, Fact.OOM_ALLOCATED),
+            Map.entry(Quantity.OOM_RESERVED, Fact.OOM_RESERVED),
+            Map.entry(Quantity.OOM_RESERVED_UNALLOCATED, Fact.OOM_RESERVED_UNALLOCATED),
+            Map.entry(Quantity.OOM_THIS_PROCESS, Fact.OOM_THIS_PROCESS),
             Map.entry(Quantity.KV_CACHE_NEEDED, Fact.KV_NEEDED),
             Map.entry(Quantity.MAX_MODEL_LEN, Fact.MAX_MODEL_LEN));
 
@@ -159,8 +163,23 @@ public final class RunFactsBuilder {
         Map<Fact, Figure> facts = new EnumMap<>(Fact.class);
         io.hbmledger.ledger.Source refusal = null;
         io.hbmledger.ledger.Source oom = null;
+        String oomPhase = "unknown";
+        String oomDevice = null;
+        List<Figure> oomProcesses = new ArrayList<>();
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
         for (TaggedObservation t : obs) {
+            if (t.quantity() == Quantity.MEMORY_FAILURE && t.o().text().toLowerCase(java.util.Locale.ROOT).contains("tried to allocate")) {
+                oomPhase = t.o().context().component() == null ? "unknown" : t.o().context().component();
+            }
+            if (t.quantity() == Quantity.OOM_TRIED) {
+                // a later OOM of the same instance starts its own process list
+                oomProcesses.clear();
+                oomDevice = t.o().context().device();
+            }
+            if (t.quantity() == Quantity.OOM_PROCESS_IN_USE && t.o().isBytes()) {
+                oomProcesses.add(Figure.bytes("pid " + t.o().context().pid(), t.o().bytes(), Confidence.REPORTED, null,
+                        List.of(t.source())));
+            }
             if (t.quantity() == Quantity.MEMORY_FAILURE && "startup_check".equals(t.o().context().component())) {
                 refusal = t.source();
                 engine = ServerFacts.Engine.V1;
@@ -189,7 +208,8 @@ public final class RunFactsBuilder {
                 engine = ServerFacts.Engine.V1;
             }
         }
-        return new ServerFacts(instance, engine, rank, devices, facts, refusal, oom);
+        return new ServerFacts(instance, engine, rank, devices, facts, refusal,
+                oom == null ? null : new ServerFacts.Oom(oom, oomPhase, oomDevice, oomProcesses));
     }
 
     /**

@@ -16,10 +16,10 @@ import java.util.Optional;
  * @param devices the ledger names of its devices, empty when unknown
  * @param facts the figures the evidence gives; a missing key means no evidence
  * @param refusal the line that refused the start, or null
- * @param oom the out-of-memory line, or null
+ * @param oom the out-of-memory error, or null
  */
 public record ServerFacts(String instance, Engine engine, Integer rank, List<String> devices,
-                          Map<Fact, Figure> facts, Source refusal, Source oom) {
+                          Map<Fact, Figure> facts, Source refusal, Oom oom) {
 
     public ServerFacts {
         devices = List.copyOf(devices);
@@ -45,6 +45,23 @@ public record ServerFacts(String instance, Engine engine, Integer rank, List<Str
             throw new IllegalStateException("no " + f + " for " + instance);
         }
         return v;
+    }
+
+    /**
+     * An out-of-memory error of the instance.
+     *
+     * @param at the error's line
+     * @param phase when it struck ({@code memory_failure}'s component: {@code model_loading},
+     *     {@code memory_profiling}, {@code kv_cache_allocation}, {@code graph_capture},
+     *     {@code serving}, {@code after_kv_cache_sizing} or {@code unknown})
+     * @param device the device the message names ({@code npu:15}, the process-local index), or null
+     * @param processes "Process N has X memory in use" figures, named {@code pid N}, in the message's order
+     */
+    public record Oom(Source at, String phase, String device, List<Figure> processes) {
+
+        public Oom {
+            processes = List.copyOf(processes);
+        }
     }
 
     /** The budget arithmetic that applies, by engine generation (docs/vllm-budget.md). */

@@ -32,7 +32,10 @@ import java.util.regex.Pattern;
  *       printed before it: {@code model_loading} (nothing yet after the start marker),
  *       {@code memory_profiling} (weights printed, no KV budget yet), {@code after_kv_cache_sizing}
  *       (KV budget, blocks or tokens printed: KV allocation, graph capture, warm-up or serving), and
- *       {@code unknown} when the excerpt holds no start marker and no earlier figure.</li>
+ *       {@code unknown} when the excerpt holds no start marker and no earlier figure. A Python
+ *       traceback printed just before the error names the phase more precisely, and wins (see
+ *       {@link TracebackPhase}): {@code model_loading}, {@code memory_profiling},
+ *       {@code kv_cache_allocation}, {@code graph_capture} or {@code serving}.</li>
  * </ul>
  */
 final class MemoryFailures {
@@ -49,6 +52,7 @@ final class MemoryFailures {
     private enum Stage { NONE, STARTED, WEIGHTS, KV }
 
     private Stage stage = Stage.NONE;
+    private final TracebackPhase traceback = new TracebackPhase();
 
     /** Cheap test: a lower-case line that may hold a failure phrase. */
     static boolean mayHold(String lower) {
@@ -69,18 +73,23 @@ final class MemoryFailures {
             phase = "kv_cache_sizing";
             text = m.group();
         } else if (oom) {
-            phase = switch (stage) {
+            phase = traceback.phase(lineNo).orElse(switch (stage) {
                 case NONE -> "unknown";
                 case STARTED -> "model_loading";
                 case WEIGHTS -> "memory_profiling";
                 case KV -> "after_kv_cache_sizing";
-            };
+            });
             Matcher t = OOM_TEXT.matcher(msg);
             text = t.find() ? t.group().strip() : msg.strip();
         }
         if (phase != null) {
             out.add(VllmLogParser.context(Observation.value(Quantity.MEMORY_FAILURE, 1, lineNo, text).in(Context.builder().component(phase).build()), seg));
         }
+    }
+
+    /** Remembers the functions of a traceback's frames, for the phase of an error that follows. */
+    void frame(String message, int lineNo) {
+        traceback.frame(message, lineNo);
     }
 
     /** Follows the start-up: a new start, then weights, then the KV budget. */

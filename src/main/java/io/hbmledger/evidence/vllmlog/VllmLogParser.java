@@ -215,12 +215,22 @@ public final class VllmLogParser {
             // but unallocated." Sizes come from format_size: GiB/MiB/KiB/bytes.
             scoped("tried to allocate", Quantity.OOM_TRIED, IF + "Tried to allocate\\s+" + AMOUNT, Kind.AMOUNT, Scope.OOM),
             scoped("total capacity", Quantity.OOM_TOTAL_CAPACITY, IF + AMOUNT_STRICT + "\\s+total capacity", Kind.AMOUNT, Scope.OOM),
-            scoped("total capacity of", Quantity.OOM_TOTAL_CAPACITY, IF + "total capacity of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
+            // torch 2.1 printed "total capacty of" (typo fixed in 2.2)
+            scoped("total capac", Quantity.OOM_TOTAL_CAPACITY, IF + "total capac(?:i)?ty of\\s+" + AMOUNT_STRICT, Kind.AMOUNT, Scope.OOM),
             scoped("already allocated", Quantity.OOM_ALLOCATED, IF + AMOUNT_STRICT + "\\s+already allocated", Kind.AMOUNT, Scope.OOM),
             scoped("allocated by pytorch", Quantity.OOM_ALLOCATED, IF + "Of the allocated memory\\s+" + AMOUNT_STRICT + "\\s+is allocated by PyTorch", Kind.AMOUNT, Scope.OOM),
             scoped(" free", Quantity.OOM_FREE, IF + AMOUNT_STRICT + "\\s+free\\b", Kind.AMOUNT, Scope.OOM),
             scoped("is free", Quantity.OOM_FREE, IF + "of which\\s+" + AMOUNT_STRICT + "\\s+is free", Kind.AMOUNT, Scope.OOM),
-            scoped("reserved in total by pytorch", Quantity.OOM_RESERVED, IF + AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM));
+            scoped("reserved in total by pytorch", Quantity.OOM_RESERVED, IF + AMOUNT_STRICT + "\\s+reserved in total by PyTorch", Kind.AMOUNT, Scope.OOM),
+            // torch 2.1+: reserved = allocated + private pools + "reserved by PyTorch but unallocated";
+            // "Including non-PyTorch memory, this process has X memory in use" is the process's whole
+            // footprint on the device (its context, NCCL/HCCL buffers and the allocator's segments)
+            scoped("reserved by pytorch but unallocated", Quantity.OOM_RESERVED_UNALLOCATED,
+                    IF + AMOUNT_STRICT + "\\s+is reserved by PyTorch but unallocated", Kind.AMOUNT, Scope.OOM),
+            scoped("allocated in private pools", Quantity.OOM_PRIVATE_POOLS,
+                    IF + "with\\s+" + AMOUNT_STRICT + "\\s+allocated in private pools", Kind.AMOUNT, Scope.OOM),
+            scoped("this process has", Quantity.OOM_THIS_PROCESS,
+                    IF + "this process has\\s+" + AMOUNT_STRICT + "\\s+memory in use", Kind.AMOUNT, Scope.OOM));
 
     /**
      * "Free memory on device (a/b GiB)": a is free at startup, b is the device total as the engine
@@ -344,6 +354,8 @@ public final class VllmLogParser {
             st.nccl.read(line, lineNo, observations, warnings);
             return;
         }
+        // traceback frames carry no figure, but name the phase of an error that follows
+        st.failures.frame(line, lineNo);
         String lower = line.toLowerCase(Locale.ROOT);
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(lower);
@@ -439,6 +451,7 @@ public final class VllmLogParser {
             }
         }
         if (oom) {
+            OomProcesses.read(seg, lineNo, out);
             OomDevice.tag(msg, out, before);
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);

@@ -95,9 +95,11 @@ class VllmLogCorpusTest {
                         tuple("oom_allocated", 57_702_885_622L, 16, proc),
                         tuple("oom_free", 6_399_501_271L, 16, proc),
                         tuple("oom_reserved", 58_368_605_553L, 16, proc),
-                        // the same line is the failure itself; no start or weights before it in the excerpt
+                        // the same line is the failure itself
                         tuple("memory_failure", null, 16, proc));
-        assertThat(of(f, "memory_failure")).extracting(x -> x.context().component()).containsExactly("unknown");
+        // no start or weights before it in the excerpt, but the traceback on lines 10-15 runs
+        // determine_num_available_blocks -> profile_run: the memory profile
+        assertThat(of(f, "memory_failure")).extracting(x -> x.context().component()).containsExactly("memory_profiling");
     }
 
     @Test

@@ -194,6 +194,57 @@ class VllmLogFailureTest {
         assertThat(phase(start + weights + kv + start + oom)).isEqualTo("model_loading");
     }
 
+    /**
+     * torch 2.1+ OOM text as a vLLM V1 worker printed it (public vLLM issue thread, TP 2 on 93 GiB
+     * GPUs): every figure with c10's units, the process list with its pid, and the phase from the
+     * traceback frames before it (profile_run inside determine_available_memory).
+     */
+    @Test
+    void torch21OomReadsTheCacheAndTheProcessesAndTheTracebackPhase() {
+        String log = "(VllmWorker rank=1 pid=254) ERROR 05-01 10:00:00 [multiproc_executor.py:470]   File \"/x/vllm/v1/worker/gpu_worker.py\", line 209, in determine_available_memory\n"
+                + "(VllmWorker rank=1 pid=254) ERROR 05-01 10:00:00 [multiproc_executor.py:470]   File \"/x/vllm/v1/worker/gpu_model_runner.py\", line 2101, in profile_run\n"
+                + "(VllmWorker rank=1 pid=254) ERROR 05-01 10:00:00 [multiproc_executor.py:470] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB."
+                + " GPU 1 has a total capacity of 93.02 GiB of which 1.18 GiB is free. Process 2752205 has 91.82 GiB memory in use."
+                + " Of the allocated memory 90.63 GiB is allocated by PyTorch, and 120.54 MiB is reserved by PyTorch but unallocated.\n";
+        assertThat(of(log, "oom_reserved_unallocated")).extracting(Observation::bytes)
+                .containsExactly(Math.round(120.54 * 1024 * 1024));
+        assertThat(of(log, "oom_process_in_use")).singleElement().satisfies(o -> {
+            assertThat(o.bytes()).isEqualTo(Math.round(91.82 * 1024 * 1024 * 1024));
+            assertThat(o.context().pid()).isEqualTo(2752205L);
+            assertThat(o.context().device()).isEqualTo("gpu:1");
+        });
+        assertThat(phase(log)).isEqualTo("memory_profiling");
+    }
+
+    /** torch 2.1's typo "total capacty" and the failing process's own line; private pools. */
+    @Test
+    void torch21TypoThisProcessAndPrivatePools() {
+        String log = "OutOfMemoryError: CUDA out of memory. Tried to allocate 5.96 GiB. GPU 0 has a total capacty of 23.69 GiB of which 5.25 GiB is free."
+                + " Process 2006998 has 256.00 MiB memory in use. Including non-PyTorch memory, this process has 18.17 GiB memory in use."
+                + " Of the allocated memory 17.88 GiB is allocated by PyTorch, with 1.50 GiB allocated in private pools (e.g., CUDA Graphs),"
+                + " and 0 bytes is reserved by PyTorch but unallocated.\n";
+        assertThat(of(log, "oom_total_capacity")).extracting(Observation::bytes).containsExactly(Math.round(23.69 * (1L << 30)));
+        assertThat(of(log, "oom_this_process")).extracting(Observation::bytes).containsExactly(Math.round(18.17 * (1L << 30)));
+        assertThat(of(log, "oom_process_in_use")).extracting(Observation::bytes).containsExactly(256L << 20);
+        assertThat(of(log, "oom_private_pools")).extracting(Observation::bytes).containsExactly(Math.round(1.5 * (1L << 30)));
+        assertThat(of(log, "oom_reserved_unallocated")).extracting(Observation::bytes).containsExactly(0L);
+    }
+
+    /** A traceback names the phase over what the start printed; an old one, far above, does not. */
+    @Test
+    void tracebackPhaseWinsWhenNearAndGraphCaptureOutranksExecuteModel() {
+        String oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
+                + " of which 1.06 GiB is free.\n";
+        String start = "INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.1\n";
+        String kv = "INFO 01-01 00:00:02 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB\n";
+        String capture = "  File \"/x/gpu_model_runner.py\", line 1, in capture_model\n  File \"/x/gpu_model_runner.py\", line 2, in execute_model\n";
+        String serving = "  File \"/x/gpu_worker.py\", line 1, in execute_model\n";
+        assertThat(phase(start + kv + capture + oom)).isEqualTo("graph_capture");
+        assertThat(phase(start + kv + serving + oom)).isEqualTo("serving");
+        String far = "INFO 01-01 00:00:03 [loggers.py:1] Avg prompt throughput: 1.0 tokens/s\n".repeat(TracebackPhase.REACH + 1);
+        assertThat(phase(start + kv + capture + far + oom)).isEqualTo("after_kv_cache_sizing");
+    }
+
     private static String phase(String text) {
         List<Observation> f = of(text, "memory_failure");
         assertThat(f).hasSize(1);

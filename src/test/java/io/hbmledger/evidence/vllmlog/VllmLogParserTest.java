@@ -282,10 +282,12 @@ class VllmLogParserTest {
         String text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB "
                 + "of which 1.06 GiB is free. Process 597697 has 692.00 MiB memory in use. Of the allocated memory 75.20 GiB is allocated "
                 + "by PyTorch, and 1.50 GiB is reserved by PyTorch but unallocated.";
-        // 2.00 -> 2,147,483,648; 79.15 -> 84,986,665,369.6; 1.06 -> 1,138,166,333.44; 75.20 -> 80,745,385,164.8
+        // 2.00 -> 2,147,483,648; 79.15 -> 84,986,665,369.6; 1.06 -> 1,138,166,333.44; 75.20 -> 80,745,385,164.8;
+        // 1.50 GiB -> 1,610,612,736; 692.00 MiB -> 725,614,592
         assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::bytes)
                 .containsExactly(tuple("oom_tried", 2_147_483_648L), tuple("oom_total_capacity", 84_986_665_370L),
                         tuple("oom_allocated", 80_745_385_165L), tuple("oom_free", 1_138_166_333L),
+                        tuple("oom_reserved_unallocated", 1_610_612_736L), tuple("oom_process_in_use", 725_614_592L),
                         tuple("memory_failure", null));
     }
 
