@@ -128,7 +128,8 @@ final class EvidenceFiles {
 
     /** True when some observation is a memory figure. */
     boolean anyFigure() {
-        return tagged.stream().anyMatch(t -> t.o().isBytes());
+        // a refusal in tokens ("max seq len (N) is larger than ... KV cache (M)") is an answer too
+        return tagged.stream().anyMatch(t -> t.o().isBytes() || t.quantity() == io.hbmledger.evidence.Quantity.MEMORY_FAILURE);
     }
 
     /**

@@ -25,6 +25,8 @@ public enum Fact {
     /** KV cache capacity in tokens (V1 "GPU KV cache size: N tokens"). */
     KV_TOKENS,
     MAX_MODEL_LEN,
+    /** vLLM's estimate of the longest request the KV cache it has can hold (V1's refusal), tokens. */
+    ESTIMATED_MAX_MODEL_LEN,
     /** KV cache bytes per token over all layers of one rank (config.json or vLLM's figures). */
     KV_BYTES_PER_TOKEN,
     MAX_CONCURRENCY,

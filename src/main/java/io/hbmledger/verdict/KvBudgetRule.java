@@ -28,6 +28,9 @@ final class KvBudgetRule {
                 out.add(tooSmall(s));
             } else if (negative(s)) {
                 out.add(noKv(s));
+            } else if (s.has(Fact.MAX_MODEL_LEN, Fact.KV_TOKENS)
+                    && s.fact(Fact.MAX_MODEL_LEN).value() > s.fact(Fact.KV_TOKENS).value()) {
+                out.add(tooFewTokens(s));
             }
         }
         return out;
@@ -106,7 +109,46 @@ final class KvBudgetRule {
         String len = s.get(Fact.MAX_MODEL_LEN).map(m -> " of " + Math.round(m.value()) + " tokens").orElse("");
         String text = "vLLM cannot serve: one request" + len + " needs " + gib(need) + " of KV cache, but only "
                 + gib(have) + " is left in the budget, " + gib(gap) + " short.";
-        return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text, figures,
-                List.of("Lower max_model_len, raise gpu_memory_utilization, or spread the weights over more devices."));
+        List<String> advice = new ArrayList<>();
+        s.get(Fact.ESTIMATED_MAX_MODEL_LEN).ifPresent(e -> {
+            figures.add(e.named("estimated_max_model_len"));
+            advice.add("Set --max-model-len " + Math.round(e.value()) + " or less: vLLM's own estimate of the longest"
+                    + " request the KV cache it has can hold.");
+        });
+        advice.add("Or raise gpu_memory_utilization by at least " + gib(gap) + " / the total, or spread the weights over more devices.");
+        return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text, figures, advice);
+    }
+
+    /**
+     * V0's refusal (engine/llm_engine.py, worker.py raise_if_cache_size_invalid): "The model's max
+     * seq len (N) is larger than the maximum number of tokens that can be stored in KV cache (M)",
+     * in tokens; bytes only when the KV cache's size was printed too.
+     */
+    private static Finding tooFewTokens(ServerFacts s) {
+        Figure len = s.fact(Fact.MAX_MODEL_LEN).named("max_model_len");
+        Figure tokens = s.fact(Fact.KV_TOKENS).named("kv_cache_tokens");
+        List<Figure> figures = new ArrayList<>(List.of(len, tokens));
+        long n = Math.round(len.value());
+        long m = Math.round(tokens.value());
+        StringBuilder text = new StringBuilder(String.format(java.util.Locale.ROOT,
+                "vLLM cannot serve: max_model_len is %,d tokens, but the KV cache holds only %,d tokens (%.0f%% of one"
+                        + " request)", n, m, 100.0 * m / n));
+        if (s.has(Fact.KV_CACHE) && m > 0) {
+            Figure kv = s.fact(Fact.KV_CACHE).named("kv_cache");
+            long perToken = kv.bytes() / m;
+            Figure need = Figure.bytes("kv_needed_for_one_request", perToken * n, Figure.derived(kv, len, tokens),
+                    io.hbmledger.ledger.Units.gibNumber(kv.bytes()) + " GiB / " + m + " tokens x " + n + " tokens",
+                    Figure.sourcesOf(kv, len, tokens));
+            figures.add(kv);
+            figures.add(need);
+            text.append(": one request needs about ").append(gib(need)).append(" of KV cache, ")
+                    .append(gib(kv)).append(" is left in the budget");
+        }
+        text.append('.');
+        return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
+                figures, List.of("Set --max-model-len " + m + " or less (requests longer than what the KV cache holds"
+                        + " cannot be served), or raise gpu_memory_utilization until the KV cache holds " + String.format(
+                        java.util.Locale.ROOT, "%,d tokens (%.2fx its size now)", n, (double) n / m) + ", or spread the weights over"
+                        + " more devices (tensor parallelism) to leave each more room for KV."));
     }
 }

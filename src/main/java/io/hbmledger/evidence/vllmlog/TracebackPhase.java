@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  *       (CUDA / ACL graph capture, after the KV cache is allocated);</li>
  *   <li>{@code kv_cache_allocation}: {@code initialize_kv_cache}, {@code initialize_cache},
  *       {@code _init_cache_engine}, {@code _allocate_kv_cache}, {@code _allocate_kv_cache_tensors},
- *       {@code allocate_kv_cache}, {@code _initialize_kv_caches};</li>
+ *       {@code allocate_kv_cache} (not V1 engine core's {@code _initialize_kv_caches}, which wraps
+ *       the memory profile, the allocation and the warm-up alike);</li>
  *   <li>{@code memory_profiling}: {@code profile_run}, {@code determine_num_available_blocks}
  *       (V0), {@code determine_available_memory} (V1), {@code _dummy_sampler_run};</li>
  *   <li>{@code model_loading}: {@code load_model}, {@code load_weights}, {@code initialize_model};</li>
@@ -35,7 +36,7 @@ final class TracebackPhase {
     private enum Phase {
         GRAPH_CAPTURE("graph_capture", "capture_model", "_capture_graphs", "capture"),
         KV_CACHE_ALLOCATION("kv_cache_allocation", "initialize_kv_cache", "initialize_cache", "_init_cache_engine",
-                "_allocate_kv_cache", "_allocate_kv_cache_tensors", "allocate_kv_cache", "_initialize_kv_caches"),
+                "_allocate_kv_cache", "_allocate_kv_cache_tensors", "allocate_kv_cache"),
         MEMORY_PROFILING("memory_profiling", "profile_run", "determine_num_available_blocks",
                 "determine_available_memory", "_dummy_sampler_run"),
         MODEL_LOADING("model_loading", "load_model", "load_weights", "initialize_model"),
