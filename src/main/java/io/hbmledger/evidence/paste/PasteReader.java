@@ -30,8 +30,9 @@ import java.util.regex.Pattern;
  * line ranges were read as what ({@link EvidencePart}); prose is skipped.
  *
  * <p>Recognised by content, in two places of the detection order: a text with a markdown fence
- * ({@code ```}) before the one-format text readers, because a paste may quote several tools and
- * no single reader would see them all; any other text that no reader claimed but that holds an
+ * ({@code ```}), or without one but holding both a device table and log lines, before the
+ * one-format text readers, because a paste may quote several tools and no single reader would
+ * see them all; any other text that no reader claimed but that holds an
  * output line or speaks of vLLM / NPU / GPU memory, after them.
  */
 public final class PasteReader implements EvidenceReader {
@@ -66,12 +67,24 @@ public final class PasteReader implements EvidenceReader {
         if (FENCE.matcher(text).find()) {
             return Optional.of(FORMAT);
         }
-        if (fencedOnly) {
-            return Optional.empty();
-        }
         List<String> lines = TextLines.split(text);
+        if (fencedOnly) {
+            // an unfenced paste that holds a device table and log lines too: one-format readers
+            // would each take the whole text and drop what the other tool printed
+            return mixesTools(lines) ? Optional.of(FORMAT) : Optional.empty();
+        }
         boolean output = lines.stream().map(PasteLine::of).anyMatch(k -> k == PasteLine.SMI || k == PasteLine.LOG);
         return output || SUBJECT.matcher(text).find() ? Optional.of(FORMAT) : Optional.empty();
+    }
+
+    private static boolean mixesTools(List<String> lines) {
+        boolean smi = false;
+        boolean log = false;
+        for (PasteSegment s : PasteSegmenter.split(lines)) {
+            smi |= s.kind() == PasteLine.SMI;
+            log |= s.kind() == PasteLine.LOG;
+        }
+        return smi && log;
     }
 
     @Override

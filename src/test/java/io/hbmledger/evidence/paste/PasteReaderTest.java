@@ -137,4 +137,26 @@ class PasteReaderTest {
         EvidenceFile f = read("shopping.txt", "eggs\nmilk\nbread\n");
         assertThat(f.usable()).isFalse();
     }
+
+    /**
+     * The 8621 case's npu-smi table and the log's refusal pasted one after the other without a
+     * fence: the npu-smi reader alone would take the whole text and drop the refusal.
+     */
+    @Test
+    void anUnfencedTableAndLogAreEachRead() throws Exception {
+        Path cases = io.hbmledger.testing.Corpus.root().resolveSibling("cases").resolve("ascend-8621-four-instances-one-910b2");
+        List<String> log = Files.readAllLines(cases.resolve("engine-error-4th-instance.log"), StandardCharsets.UTF_8);
+        String text = "I started vllm and got this:\n\n"
+                + Files.readString(cases.resolve("npu-smi.txt"), StandardCharsets.UTF_8)
+                + "\nand the log says\n" + log.get(log.size() - 1) + "\n";
+        Path paste = dir.resolve("issue.md");
+        Files.writeString(paste, text, StandardCharsets.UTF_8);
+        EvidenceFile f = EvidenceReaders.all().read(paste, "issue.md");
+        assertThat(f.format().contractName()).isEqualTo("pasted-text");
+        // npu-smi.txt: "| 0     0  | ... | 59872 / 65536 |"; the log: "Free memory on device (27.18/60.96 GiB)"
+        assertThat(f.observations()).filteredOn(o -> o.quantity().contractName().equals("hbm_used"))
+                .extracting(Observation::bytes).contains(59872 * MIB);
+        assertThat(f.observations()).filteredOn(o -> o.quantity().contractName().equals("memory_failure"))
+                .extracting(o -> o.context().component()).containsExactly("startup_check");
+    }
 }
