@@ -31,6 +31,8 @@ final class KvBudgetRule {
             } else if (s.has(Fact.MAX_MODEL_LEN, Fact.KV_TOKENS)
                     && s.fact(Fact.MAX_MODEL_LEN).value() > s.fact(Fact.KV_TOKENS).value()) {
                 out.add(tooFewTokens(s));
+            } else if (s.kvRefusal() != null) {
+                out.add(refusedWithoutFigures(s));
             }
         }
         return out;
@@ -150,5 +152,42 @@ final class KvBudgetRule {
                         + " cannot be served), or raise gpu_memory_utilization until the KV cache holds " + String.format(
                         java.util.Locale.ROOT, "%,d tokens (%.2fx its size now)", n, (double) n / m) + ", or spread the weights over"
                         + " more devices (tensor parallelism) to leave each more room for KV."));
+    }
+
+    /**
+     * The engine refused for lack of KV cache memory but printed too little for the arithmetic
+     * (an excerpt with only the error, or V1's "No available memory for the cache blocks"
+     * without the profiling figures): the refusal is still the answer, with what is known.
+     */
+    private static Finding refusedWithoutFigures(ServerFacts s) {
+        List<Figure> figures = new ArrayList<>();
+        StringBuilder text = new StringBuilder("vLLM cannot serve: after profiling, nothing of its budget was left for the"
+                + " KV cache (" + s.kvRefusal().file() + ":" + s.kvRefusal().line() + ")");
+        List<String> known = new ArrayList<>();
+        s.get(Fact.UTILIZATION).ifPresent(u -> {
+            figures.add(u.named("utilization"));
+            known.add("gpu_memory_utilization " + ratio(u.value()));
+        });
+        budget(s).ifPresent(b -> {
+            figures.add(b);
+            known.add("budget " + gib(b));
+        });
+        for (Fact f : List.of(Fact.WEIGHTS, Fact.NON_TORCH, Fact.ACTIVATION_PEAK)) {
+            s.get(f).ifPresent(v -> {
+                String name = f.name().toLowerCase(java.util.Locale.ROOT);
+                figures.add(v.named(name));
+                known.add(name.replace('_', ' ') + " " + gib(v));
+            });
+        }
+        if (!known.isEmpty()) {
+            text.append(": ").append(String.join(", ", known));
+        }
+        text.append(". The log does not print every part of the budget, so the shortfall is unknown.");
+        String weights = s.get(Fact.WEIGHTS).map(w -> " The weights alone take " + gib(w)
+                + ", so the share must be well above " + gib(w) + " / the device's total.").orElse("");
+        return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
+                figures, List.of("Raise gpu_memory_utilization (see what_fits when the device's total is known), or lower"
+                        + " the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer weights per"
+                        + " device (quantization, more tensor parallelism)." + weights));
     }
 }

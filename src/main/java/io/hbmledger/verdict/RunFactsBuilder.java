@@ -153,7 +153,7 @@ public final class RunFactsBuilder {
                 facts.putAll(s.facts());
                 facts.put(Fact.UTILIZATION, Figure.value("utilization", declared, Confidence.REPORTED, null,
                         List.of(new io.hbmledger.ledger.Source("run.json", 1, "gpu_memory_utilization " + declared))));
-                s = new ServerFacts(s.instance(), s.engine(), s.rank(), s.devices(), facts, s.refusal(), s.oom());
+                s = new ServerFacts(s.instance(), s.engine(), s.rank(), s.devices(), facts, s.refusal(), s.kvRefusal(), s.oom());
             }
             out.add(s);
         }
@@ -163,6 +163,7 @@ public final class RunFactsBuilder {
     private static ServerFacts server(String instance, Integer rank, List<TaggedObservation> obs, List<String> devices) {
         Map<Fact, Figure> facts = new EnumMap<>(Fact.class);
         io.hbmledger.ledger.Source refusal = null;
+        io.hbmledger.ledger.Source kvRefusal = null;
         io.hbmledger.ledger.Source oom = null;
         String oomPhase = "unknown";
         String oomDevice = null;
@@ -184,6 +185,9 @@ public final class RunFactsBuilder {
             if (t.quantity() == Quantity.MEMORY_FAILURE && "startup_check".equals(t.o().context().component())) {
                 refusal = t.source();
                 engine = ServerFacts.Engine.V1;
+            }
+            if (t.quantity() == Quantity.MEMORY_FAILURE && "kv_cache_sizing".equals(t.o().context().component())) {
+                kvRefusal = t.source();
             }
             if (t.quantity() == Quantity.ENGINE_VERSION && t.o().value() != null) {
                 engine = t.o().value() == 0 ? ServerFacts.Engine.V0 : ServerFacts.Engine.V1;
@@ -209,7 +213,7 @@ public final class RunFactsBuilder {
                 engine = ServerFacts.Engine.V1;
             }
         }
-        return new ServerFacts(instance, engine, rank, devices, facts, refusal,
+        return new ServerFacts(instance, engine, rank, devices, facts, refusal, kvRefusal,
                 oom == null ? null : new ServerFacts.Oom(oom, oomPhase, oomDevice, oomProcesses));
     }
 
@@ -230,7 +234,7 @@ public final class RunFactsBuilder {
         facts.putAll(s.facts());
         facts.put(Fact.KV_BYTES_PER_TOKEN, Figure.bytes("kv_bytes_per_token", kv.bytesPerTokenPerDevice(),
                 Confidence.ESTIMATED, kv.formula() + " (config.json)", c.sources()));
-        return new ServerFacts(s.instance(), s.engine(), s.rank(), s.devices(), facts, s.refusal(), s.oom());
+        return new ServerFacts(s.instance(), s.engine(), s.rank(), s.devices(), facts, s.refusal(), s.kvRefusal(), s.oom());
     }
 
     private static String shortName(String file) {

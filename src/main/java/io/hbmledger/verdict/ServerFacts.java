@@ -15,11 +15,13 @@ import java.util.Optional;
  * @param rank the worker rank the figures are for, or null for the whole instance
  * @param devices the ledger names of its devices, empty when unknown
  * @param facts the figures the evidence gives; a missing key means no evidence
- * @param refusal the line that refused the start, or null
+ * @param refusal the line of the start check that refused the start, or null
+ * @param kvRefusal the line where the engine refused for lack of KV cache memory (after
+ *     profiling: "No available memory for the cache blocks", "... KV cache is needed ..."), or null
  * @param oom the out-of-memory error, or null
  */
 public record ServerFacts(String instance, Engine engine, Integer rank, List<String> devices,
-                          Map<Fact, Figure> facts, Source refusal, Oom oom) {
+                          Map<Fact, Figure> facts, Source refusal, Source kvRefusal, Oom oom) {
 
     public ServerFacts {
         devices = List.copyOf(devices);

@@ -57,4 +57,17 @@ class AnalyzeKvRefusalTest {
         assertThat(f.get("text").asText()).contains("100000 tokens", "4.26 GiB", "4.25 GiB", "0.01 GiB short");
         assertThat(f.get("advice").get(0).asText()).startsWith("Set --max-model-len 99840 or less");
     }
+
+    /** V1's "No available memory for the cache blocks" after the weights line, no profiling figures. */
+    @Test
+    void aRefusalWithoutTheBudgetFiguresIsStillAnswered() throws Exception {
+        JsonNode f = only(analyze("nokv.log", "INFO 05-10 12:05:00 [api_server.py:1043] vLLM API server version 0.10.1\n"
+                + "INFO 05-10 12:05:00 [api_server.py:1044] args: Namespace(model='Qwen/Qwen3-8B', gpu_memory_utilization=0.1)\n"
+                + "(EngineCore_0 pid=2400) INFO 05-10 12:05:30 [gpu_model_runner.py:1] Model loading took 15.27 GiB and 5.1 seconds\n"
+                + "(EngineCore_0 pid=2400) ERROR 05-10 12:05:40 [core.py:700] ValueError: No available memory for the cache blocks."
+                + " Try increasing `gpu_memory_utilization` when initializing the engine.\n"), "kv_negative");
+        assertThat(f.get("text").asText()).contains("nokv.log:4", "gpu_memory_utilization 0.1", "weights 15.27 GiB",
+                "shortfall is unknown");
+        assertThat(f.get("advice").toString()).contains("Raise gpu_memory_utilization");
+    }
 }

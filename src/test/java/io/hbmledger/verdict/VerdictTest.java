@@ -47,7 +47,7 @@ class VerdictTest {
         f.put(Fact.UTILIZATION, value("u", 0.9, 13));
         f.put(Fact.REQUESTED, gib("req", 54.86, 13));
         return new ServerFacts("engine-error-4th-instance.log", ServerFacts.Engine.V1, null, List.of("npu:0/chip:0"),
-                f, new Source("x.log", 13, "ValueError"), null);
+                f, new Source("x.log", 13, "ValueError"), null, null);
     }
 
     @Test
@@ -95,7 +95,7 @@ class VerdictTest {
         f.put(Fact.CPU_BLOCKS, value("c", 4681, 5));
         f.put(Fact.MAX_MODEL_LEN, value("m", 4096, 6));
         f.put(Fact.MAX_CONCURRENCY, value("x", 0.0, 6));
-        return new ServerFacts("startup.log", ServerFacts.Engine.V0, null, List.of("gpu:0"), f, null, null);
+        return new ServerFacts("startup.log", ServerFacts.Engine.V0, null, List.of("gpu:0"), f, null, null, null);
     }
 
     @Test
@@ -153,7 +153,7 @@ class VerdictTest {
         for (int r = 0; r < kv.length; r++) {
             Map<Fact, Figure> f = new EnumMap<>(Fact.class);
             f.put(Fact.KV_CACHE, gib("k", kv[r], 10 + r));
-            ranks.add(new ServerFacts("serve.log", ServerFacts.Engine.V1, r, List.of("npu:" + r + "/chip:0"), f, null, null));
+            ranks.add(new ServerFacts("serve.log", ServerFacts.Engine.V1, r, List.of("npu:" + r + "/chip:0"), f, null, null, null));
         }
         Finding f = only(Verdict.findings(new RunFacts(ranks, List.of(), List.of(), RunFacts.Accelerator.NPU)), Finding.Kind.RANK_MISMATCH);
         assertThat(f.devices()).containsExactly("npu:2/chip:0");
