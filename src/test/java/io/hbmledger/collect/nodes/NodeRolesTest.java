@@ -91,4 +91,34 @@ class NodeRolesTest {
         assertThat(resumed).isEqualTo(Collector.Outcome.COMPLETE);
         assertThat(RunDirectory.open(worker).manifest()).isEqualTo(w);
     }
+
+    /** Attach: the head measures the running server (left running), the worker samples ready, load and after with it. */
+    @Test
+    void attachedTheWorkerSamplesWithTheHeadAndNeedsNoExecutionId() throws Exception {
+        cluster = new SimCluster(tmp, 2, 4);
+        int port = MultiNodeCollectTest.freePorts();
+        Node head = cluster.nodes.get(0);
+        ExecutionRecord running = head.executions().awaitReady(head.executions().start(MultiNodeCollectTest.spec(port, 0, tmp), "e0", "test"),
+                new io.hbmledger.collect.ServerClient(head.host().reach(port), null), java.time.Duration.ofSeconds(90));
+        List<Node> nodes = List.of(head, cluster.nodes.get(1).as(NodeRole.WORKER));
+        Path run = tmp.resolve("run");
+
+        Collector.Outcome o = new NodeSet(nodes, MultiNodeCollectTest.settings(), new PrintStream(log, true, StandardCharsets.UTF_8))
+                .attach(run, List.of("e0"));
+
+        String out = log.toString(StandardCharsets.UTF_8);
+        RunManifest top = RunDirectory.open(run).manifest();
+        // attach under msprof is incomplete until resume exports: the head says so, the worker is complete
+        assertThat(o).as(out + top.incompleteReasons()).isEqualTo(Collector.Outcome.INCOMPLETE);
+        assertThat(head.executions().alive(running)).as("attach leaves the server running").isTrue();
+        assertThat(cluster.store.list()).extracting(ExecutionRecord::host).containsExactly("sim-node-0");
+        RunManifest w = RunDirectory.open(run.resolve("nodes/sim-node-1")).manifest();
+        assertThat(w.status()).as(w.incompleteReasons().toString()).isEqualTo("complete");
+        assertThat(w.mode()).isEqualTo("attach");
+        assertThat(w.evidence()).extracting(e -> e.moment()).doesNotContain("baseline").contains("ready", "load", "after");
+        long a = MultiNodeCollectTest.Instant0.of(run, "sim-node-0", "after-001.txt").millis();
+        long b = MultiNodeCollectTest.Instant0.of(run, "sim-node-1", "after-001.txt").millis();
+        assertThat(Math.abs(a - b)).as("after sample on head and worker").isLessThan(3000);
+        assertThat(out).contains("[sim-node-1 worker] worker: phase copy is the head's").doesNotContain("phase start is the head's");
+    }
 }
