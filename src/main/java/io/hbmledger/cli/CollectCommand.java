@@ -122,6 +122,12 @@ public final class CollectCommand implements Callable<Integer> {
     List<String> sshTargets = new java.util.ArrayList<>();
     @Option(names = "--hostfile", paramLabel = "FILE", description = "the nodes of a multi-node deployment, one USER@HOST[:PORT] a line")
     Path hostfile;
+    @Option(names = "--ray-head", paramLabel = "USER@HOST[:PORT]", description = "the head of a Ray cluster, over SSH: its alive"
+            + " nodes (ray list nodes, else ray status -v) are the run's nodes; the head starts the server, the others only sample")
+    String rayHead;
+    @Option(names = "--head-only", description = "with several hosts: only the first starts the server, the others only sample"
+            + " (vLLM data parallel with --headless workers you started; implied by --ray-head)")
+    boolean headOnly;
     @Option(names = "--kube", paramLabel = "NAMESPACE/POD[:CONTAINER]", description = "collect in a Kubernetes pod through kubectl exec; repeatable")
     List<String> kube = new java.util.ArrayList<>();
     @Option(names = "--kube-selector", paramLabel = "NAMESPACE/SELECTOR", description = "every pod a label selector names, e.g. serving/app=vllm")
@@ -161,7 +167,7 @@ public final class CollectCommand implements Callable<Integer> {
             log.println("hbm-ledger collect: " + e.getMessage());
             return Main.EXIT_BAD_INPUT;
         }
-        if (targets.size() > 1 || !kube.isEmpty() || kubeSelector != null) {
+        if (targets.size() > 1 || !kube.isEmpty() || kubeSelector != null || rayHead != null) {
             return new MultiNodeCollect(this, targets).call();
         }
         sshTarget = targets.isEmpty() ? null : targets.get(0);

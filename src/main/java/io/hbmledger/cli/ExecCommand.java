@@ -9,6 +9,7 @@ import io.hbmledger.collect.Executions;
 import io.hbmledger.collect.LocalHost;
 import io.hbmledger.collect.DeviceSmi;
 import io.hbmledger.collect.ServerClient;
+import io.hbmledger.collect.nodes.NodeExecutions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -25,12 +26,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code hbm-ledger exec start|stop|status|list|logs}: managed serving executions on this host. */
+/**
+ * {@code hbm-ledger exec start|stop|status|list|logs}: managed serving executions on this host; list,
+ * status and stop also over the nodes of a deployment ({@code --host} repeated, {@code --hostfile},
+ * {@code --ray-head}), each line prefixed by its node.
+ */
 @Command(name = "exec", mixinStandardHelpOptions = true,
         header = "Start, stop and inspect managed serving executions.",
         description = "Managed serving executions: start a serving command (normally 'vllm serve ...') with an id,"
             + " its own runtime directory and process group; stop it (SIGINT, SIGTERM, SIGKILL to the group);"
-            + " show its status, list executions, show its log.",
+            + " show its status, list executions, show its log. list, status and stop take --host (repeated), --hostfile"
+            + " or --ray-head to ask every node of a deployment at once, each line prefixed by its node.",
         subcommands = {ExecCommand.Start.class, ExecCommand.Stop.class, ExecCommand.Status.class,
             ExecCommand.ListCmd.class, ExecCommand.Logs.class})
 public final class ExecCommand implements Runnable {
@@ -60,6 +66,32 @@ public final class ExecCommand implements Runnable {
                 return new Executions(host, store, store.root().toString(), io.hbmledger.collect.Accelerator.detect(host));
             } catch (IOException e) {
                 throw new io.hbmledger.collect.CollectException("cannot look for npu-smi / nvidia-smi on PATH: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** A verb over several nodes, its lines prefixed by node; bad targets or ids exit 2. */
+    interface OnNodes {
+        int run(NodeExecutions n) throws IOException;
+    }
+
+    static int onNodes(StateDir state, ExecTargets targets, CommandSpec spec, String verb, OnNodes what) throws IOException {
+        List<io.hbmledger.collect.Host> opened = new ArrayList<>();
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        try {
+            ExecutionStore store = state.store();
+            List<io.hbmledger.collect.nodes.Node> nodes = targets.open(store, opened);
+            int rc = what.run(new NodeExecutions(nodes, new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8)));
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(buf.toString(java.nio.charset.StandardCharsets.UTF_8));
+            out.flush();
+            return rc;
+        } catch (CollectException | IllegalArgumentException e) {
+            spec.commandLine().getErr().println("hbm-ledger exec " + verb + ": " + e.getMessage());
+            return Main.EXIT_BAD_INPUT;
+        } finally {
+            for (io.hbmledger.collect.Host h : opened) {
+                h.close();
             }
         }
     }
@@ -195,8 +227,11 @@ public final class ExecCommand implements Runnable {
     static final class Stop implements Callable<Integer> {
         @Mixin
         StateDir state;
-        @Parameters(paramLabel = "EXECUTION_ID")
-        String id;
+        @Mixin
+        ExecTargets targets;
+        @Parameters(paramLabel = "EXECUTION_ID", arity = "1..*", description = "one execution; with --host / --hostfile /"
+                + " --ray-head one or more, each stopped on its own node, all at once")
+        List<String> ids;
         @Option(names = "--int-timeout", paramLabel = "SECONDS", defaultValue = "30", description = "wait after SIGINT (default ${DEFAULT-VALUE})")
         double intTimeout;
         @Option(names = "--term-timeout", paramLabel = "SECONDS", defaultValue = "15", description = "wait after SIGTERM (default ${DEFAULT-VALUE})")
@@ -209,6 +244,16 @@ public final class ExecCommand implements Runnable {
         @Override
         public Integer call() throws IOException {
             PrintWriter err = spec.commandLine().getErr();
+            if (targets.any()) {
+                return onNodes(state, targets, spec, "stop", n -> n.stop(ids, new Executions.StopTimeouts(seconds(intTimeout),
+                        seconds(termTimeout), Duration.ofSeconds(5), seconds(releaseTimeout))));
+            }
+            if (ids.size() > 1) {
+                err.println("hbm-ledger exec stop: " + ids.size() + " execution ids without --host: stop one at a time here,"
+                        + " or name their hosts (--host, --hostfile, --ray-head)");
+                return Main.EXIT_BAD_INPUT;
+            }
+            String id = ids.get(0);
             try {
                 Executions ex = state.executions();
                 ExecutionRecord rec = ex.store().get(id);
@@ -231,14 +276,26 @@ public final class ExecCommand implements Runnable {
     static final class Status implements Callable<Integer> {
         @Mixin
         StateDir state;
-        @Parameters(paramLabel = "EXECUTION_ID")
-        String id;
+        @Mixin
+        ExecTargets targets;
+        @Parameters(paramLabel = "EXECUTION_ID", arity = "1..*", description = "one execution; with --host / --hostfile /"
+                + " --ray-head one or more, each asked on its own node")
+        List<String> ids;
         @Spec
         CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
+            if (targets.any()) {
+                return onNodes(state, targets, spec, "status", n -> n.status(ids));
+            }
+            if (ids.size() > 1) {
+                spec.commandLine().getErr().println("hbm-ledger exec status: " + ids.size() + " execution ids without --host:"
+                        + " one at a time here, or name their hosts (--host, --hostfile, --ray-head)");
+                return Main.EXIT_BAD_INPUT;
+            }
+            String id = ids.get(0);
             try {
                 Executions ex = state.executions();
                 ExecutionRecord rec = ex.store().get(id);
@@ -274,11 +331,16 @@ public final class ExecCommand implements Runnable {
     static final class ListCmd implements Callable<Integer> {
         @Mixin
         StateDir state;
+        @Mixin
+        ExecTargets targets;
         @Spec
         CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
+            if (targets.any()) {
+                return onNodes(state, targets, spec, "list", NodeExecutions::list);
+            }
             Executions ex = state.executions();
             List<ExecutionRecord> all = ex.store().list();   // a damaged record stops the list before its heading
             PrintWriter out = spec.commandLine().getOut();

@@ -11,7 +11,10 @@ import io.hbmledger.collect.kube.KubeHost;
 import io.hbmledger.collect.kube.KubeTarget;
 import io.hbmledger.collect.kube.Kubectl;
 import io.hbmledger.collect.nodes.Node;
+import io.hbmledger.collect.nodes.NodeRole;
 import io.hbmledger.collect.nodes.NodeSet;
+import io.hbmledger.collect.nodes.ray.RayDiscovery;
+import io.hbmledger.collect.nodes.ray.RayNode;
 import io.hbmledger.collect.ssh.SshHost;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -46,24 +49,26 @@ final class MultiNodeCollect {
             store.prepare();
             o.checkNumbers();
             List<Node> nodes = new ArrayList<>();
-            for (String t : sshTargets) {
-                Path home = Path.of(System.getProperty("user.home"));
-                Host h = SshHost.connect(t, o.identity != null ? o.identity : home.resolve(".ssh/id_ed25519"),
-                        o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30));
-                hosts.add(h);
+            if (o.rayHead != null) {
+                nodes.addAll(rayNodes(store, hosts, log));
+            } else {
+                for (String t : sshTargets) {
+                    hosts.add(ssh(t));
+                }
+                Kubectl kubectl = Kubectl.of(o.kubeconfig, o.kubeContext);
+                for (KubeTarget t : NodeTargets.pods(o.kube, o.kubeSelector, kubectl)) {
+                    hosts.add(new KubeHost(kubectl, t, o.remoteEnv));
+                }
+                if (hosts.isEmpty()) {
+                    throw new ArgumentException("no node: --host, --hostfile, --kube, --kube-selector or --ray-head named none");
+                }
+                io.hbmledger.collect.Accelerator kind = kind(hosts.get(0));
+                boolean headOnly = headOnly();
+                for (Host h : hosts) {
+                    nodes.add(node(h, store, kind, nodes.isEmpty() || !headOnly ? NodeRole.HEAD : NodeRole.WORKER));
+                }
             }
-            Kubectl kubectl = Kubectl.of(o.kubeconfig, o.kubeContext);
-            for (KubeTarget t : NodeTargets.pods(o.kube, o.kubeSelector, kubectl)) {
-                hosts.add(new KubeHost(kubectl, t, o.remoteEnv));
-            }
-            if (hosts.isEmpty()) {
-                throw new ArgumentException("no node: --host, --hostfile, --kube or --kube-selector named none");
-            }
-            io.hbmledger.collect.Accelerator kind = o.accelerator != null ? io.hbmledger.collect.Accelerator.parse(o.accelerator)
-                    : io.hbmledger.collect.Accelerator.detect(hosts.get(0));
-            for (Host h : hosts) {
-                nodes.add(node(h, store, kind));
-            }
+            io.hbmledger.collect.Accelerator kind = nodes.get(0).executions().accelerator();
             NodeSet set = new NodeSet(nodes, o.settings(kind), log);
             Thread hook = new Thread(() -> set.interrupt("SIGINT or SIGTERM"), "hbm-ledger-collect-interrupt");
             Runtime.getRuntime().addShutdownHook(hook);
@@ -108,7 +113,57 @@ final class MultiNodeCollect {
                 o.noMsprof ? null : o.msprofHz, null);
     }
 
-    private Node node(Host h, ExecutionStore store, io.hbmledger.collect.Accelerator kind) throws IOException {
+    /**
+     * Only the first node starts the server when told (--head-only), and when the command is one
+     * server for the whole deployment: Ray's executor, or vLLM's data parallel with its head's
+     * address and no per-node rank (its --headless workers are the user's).
+     */
+    private boolean headOnly() {
+        return headOnly(o.headOnly, o.command);
+    }
+
+    static boolean headOnly(boolean told, List<String> command) {
+        if (told) {
+            return true;
+        }
+        String cmd = String.join(" ", command);
+        boolean perNode = cmd.contains(NODE_RANK);
+        return !perNode && (cmd.contains("--data-parallel-address") || cmd.matches(".*--distributed-executor-backend[ =]ray\\b.*"));
+    }
+
+    /** The alive nodes of the Ray cluster whose head is --ray-head: the head serves, the others sample. */
+    private List<Node> rayNodes(ExecutionStore store, List<Host> opened, PrintStream log) throws IOException {
+        if (!sshTargets.isEmpty() || !o.kube.isEmpty() || o.kubeSelector != null) {
+            throw new ArgumentException("--ray-head finds the nodes itself; give it without --host, --hostfile or --kube");
+        }
+        Host head = ssh(o.rayHead);
+        opened.add(head);
+        RayDiscovery.Cluster found = RayDiscovery.discover(head, Duration.ofSeconds(60));
+        log.println("hbm-ledger collect: Ray head " + head.name() + " (" + found.head().ip() + ") lists " + found.workers().size()
+                + " alive worker node(s) " + found.workers().stream().map(RayNode::ip).toList()
+                + (found.dead().isEmpty() ? "" : "; left out, DEAD: " + found.dead().stream().map(RayNode::ip).toList())
+                + " (from '" + found.command() + "')");
+        String user = o.rayHead.contains("@") ? o.rayHead.substring(0, o.rayHead.lastIndexOf('@') + 1) : "";
+        io.hbmledger.collect.Accelerator kind = kind(head);
+        return RayDiscovery.nodes(found, head, ip -> {
+            Host h = ssh(user + ip);
+            opened.add(h);
+            return h;
+        }, (h, role) -> node(h, store, kind, role));
+    }
+
+    private io.hbmledger.collect.Accelerator kind(Host first) throws IOException {
+        return o.accelerator != null ? io.hbmledger.collect.Accelerator.parse(o.accelerator)
+                : io.hbmledger.collect.Accelerator.detect(first);
+    }
+
+    private Host ssh(String target) {
+        Path home = Path.of(System.getProperty("user.home"));
+        return SshHost.connect(target, o.identity != null ? o.identity : home.resolve(".ssh/id_ed25519"),
+                o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30));
+    }
+
+    private Node node(Host h, ExecutionStore store, io.hbmledger.collect.Accelerator kind, NodeRole role) throws IOException {
         String root = o.remoteStateDir;
         if (root == null) {
             var r = h.run(List.of("printenv", "HOME"), Map.of(), Duration.ofSeconds(20));
@@ -117,6 +172,6 @@ final class MultiNodeCollect {
             }
             root = r.stdoutText().strip() + "/.hbm-ledger/executions";
         }
-        return new Node(Node.nameOf(h.name()), h, new Executions(h, store, root, kind));
+        return new Node(Node.nameOf(h.name()), h, new Executions(h, store, root, kind), role);
     }
 }

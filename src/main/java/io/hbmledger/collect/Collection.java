@@ -26,6 +26,7 @@ final class Collection {
     private volatile RunJournal journal;
     private volatile Redactor redactor = new Redactor();
     private volatile PhaseGate gate = PhaseGate.NONE;
+    private volatile String role;
     private DeviceLocks locks;
     private String phase = "preflight";
     private boolean interrupted;
@@ -48,6 +49,14 @@ final class Collection {
 
     void journal(RunJournal j) {
         journal = j;
+        if (role != null) {
+            j.extra("role", role);
+        }
+    }
+
+    /** The node's role in a multi-node run (head, worker), written to run.json; null on one node. */
+    void role(String r) {
+        role = r;
     }
 
     /** The journal, or null when a refused run removed its run.json again. */

@@ -43,6 +43,26 @@ public final class Collector {
         return this;
     }
 
+    /**
+     * Names this collection's role among the nodes of its deployment ({@code head}: starts or attaches
+     * to the server; {@code worker}: only samples), recorded in run.json as {@code role}.
+     */
+    public Collector inRole(String role) {
+        c.role(role);
+        return this;
+    }
+
+    /**
+     * A worker node: samples only, at the head's meeting points (see {@link WorkerCollection}); never
+     * starts or stops a server.
+     *
+     * @param mode the deployment's mode (standalone: the head starts the server, so an idle baseline
+     *     comes first; attach: the server runs already)
+     */
+    public Outcome worker(Path runDir, String mode) throws IOException {
+        return new WorkerCollection(c).run(runDir, mode, "standalone".equals(mode));
+    }
+
     /** The run journal, once the run directory exists; null when a refused run removed it again. */
     public RunJournal journal() {
         return c.keptJournal();

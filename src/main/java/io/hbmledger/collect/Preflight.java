@@ -31,6 +31,18 @@ final class Preflight {
         }
     }
 
+    /**
+     * A worker node (sample-only): the device tool present and, before the head starts the server,
+     * no process on any device of the node. No device is locked: a worker starts nothing there.
+     */
+    void checkWorker(String runId, boolean mustBeIdle) throws IOException {
+        check(List.of(), runId, false);
+        if (mustBeIdle) {
+            checkIdle(null);
+        }
+    }
+
+    /** @param devices the devices that must be idle; null for every device of the host */
     private void checkIdle(List<Integer> devices) throws IOException {
         CommandResult r = c.smi.sample();
         if (!r.ok()) {
@@ -40,7 +52,7 @@ final class Preflight {
         List<String> busy = new ArrayList<>();
         for (DeviceSmi.Held p : c.smi.processes(r.stdoutText())) {
             // a process whose GPU the sample does not name may be on ours: busy too
-            if (p.device() == null || devices.contains(p.device())) {
+            if (devices == null || p.device() == null || devices.contains(p.device())) {
                 busy.add(p.text());
             }
         }

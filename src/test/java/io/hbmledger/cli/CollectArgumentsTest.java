@@ -50,6 +50,17 @@ class CollectArgumentsTest {
     }
 
     @Test
+    void aRayHeadWithHostListsIsRefusedBeforeAnyConnection() throws Exception {
+        Path out = tmp.resolve("run");
+        Run r = collect("--state-dir", tmp.resolve("state").toString(), "--out", out.toString(), "--ray-head", "root@head",
+                "--host", "root@other", "--", "vllm", "serve", "m");
+        assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).startsWith("hbm-ledger collect: --ray-head finds the nodes itself; give it without --host")
+                .doesNotContain("Exception");
+        assertThat(out).doesNotExist();
+    }
+
+    @Test
     void aStateDirectoryThatIsAFileIsRefusedBeforeAnyRunDirectoryIsMade() throws Exception {
         // was: exit 1 and a failed run.json left in --out ("locks: Not a directory" in preflight)
         Path file = Files.writeString(tmp.resolve("afile"), "");

@@ -16,7 +16,7 @@ import java.util.Map;
 /**
  * The top run.json of a multi-node run: mode {@code multinode} ({@code node_mode}: the mode each node ran), no evidence of its own
  * (each node's sub-directory {@code nodes/NAME/} is a whole single-node run), and {@code nodes}:
- * per node its host, directory, status, phase reached, execution and clock offsets at start and
+ * per node its host, role (head or worker, see {@link NodeRole}), directory, status, phase reached, execution and clock offsets at start and
  * end. {@code clock} holds the spread of the offsets across nodes and their skew (the largest
  * change of one node's offset from start to end). Complete only when every node is.
  */
@@ -39,6 +39,7 @@ final class ClusterJournal {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("name", n.name());
             entry.put("host", n.host().name());
+            entry.put("role", n.role().jsonName());
             entry.put("dir", NODES_DIR + "/" + n.name());
             entry.put("status", "running");
             j.nodes.put(n.name(), entry);
@@ -69,6 +70,11 @@ final class ClusterJournal {
         return j;
     }
 
+    /** The node's role as this run recorded it. */
+    NodeRole role(String node) {
+        return NodeRole.of(nodes.get(node).get("role"));
+    }
+
     Path nodeDir(String node) {
         return journal.runDir().resolve(NODES_DIR).resolve(node);
     }
@@ -94,7 +100,8 @@ final class ClusterJournal {
     Collector.Outcome finish(List<NodeSet.Result> results, PrintStream out) throws IOException {
         List<String> statuses = new ArrayList<>();
         List<List<String>> done = new ArrayList<>();
-        List<String> planned = List.of();
+        List<List<String>> plans = new ArrayList<>();
+        java.util.LinkedHashSet<String> planned = new java.util.LinkedHashSet<>();
         for (NodeSet.Result r : results) {
             Map<String, Object> entry = nodes.get(r.node().name());
             Path dir = nodeDir(r.node().name());
@@ -111,7 +118,8 @@ final class ClusterJournal {
             statuses.add(m.status());
             RunJournal node = RunJournal.load(dir);
             done.add(node.phasesDone());
-            planned = planned.isEmpty() ? node.phasesPlanned() : planned;
+            plans.add(node.phasesPlanned());
+            planned.addAll(node.phasesPlanned());
             if (!"complete".equals(m.status())) {
                 journal.reason("node " + r.node().name() + " is " + m.status() + " (phase " + m.phase() + ")"
                         + (m.incompleteReasons().isEmpty() ? "" : ": " + m.incompleteReasons().get(0))
@@ -125,10 +133,14 @@ final class ClusterJournal {
             out.println("hbm-ledger collect: refused on every node; nothing was started and no run was kept");
             return Collector.Outcome.REFUSED;
         }
-        // the run has done a phase when every node has
-        journal.plan(planned);
+        // the run has done a phase when every node that plans it has (a worker plans no server phase)
+        journal.plan(List.copyOf(planned));
         for (String p : planned) {
-            if (done.size() == results.size() && done.stream().allMatch(d -> d.contains(p))) {
+            boolean all = done.size() == results.size();
+            for (int i = 0; i < done.size() && all; i++) {
+                all = !plans.get(i).contains(p) || done.get(i).contains(p);
+            }
+            if (all) {
                 journal.done(p);
             }
         }

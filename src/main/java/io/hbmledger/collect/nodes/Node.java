@@ -5,15 +5,26 @@ import io.hbmledger.collect.Host;
 
 /**
  * One node of a multi-node deployment: its name in the run (the sub-directory {@code nodes/NAME}
- * and the first part of its devices' names, {@code NAME/npu:0/chip:0}), the host its phases run on
- * and its executions there.
+ * and the first part of its devices' names, {@code NAME/npu:0/chip:0}), the host its phases run on,
+ * its executions there and its role (head: runs a server; worker: only samples).
  */
-public record Node(String name, Host host, Executions executions) {
+public record Node(String name, Host host, Executions executions, NodeRole role) {
 
     public Node {
         if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
             throw new IllegalArgumentException("node name '" + name + "': expected letters, digits, '.', '_' or '-'");
         }
+        java.util.Objects.requireNonNull(role, "role");
+    }
+
+    /** A node that runs its own server (every node of a {@code {node_rank}} data-parallel run). */
+    public Node(String name, Host host, Executions executions) {
+        this(name, host, executions, NodeRole.HEAD);
+    }
+
+    /** The same node in another role. */
+    public Node as(NodeRole r) {
+        return new Node(name, host, executions, r);
     }
 
     /**

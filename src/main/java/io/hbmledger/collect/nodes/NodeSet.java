@@ -23,7 +23,8 @@ import java.util.function.IntFunction;
  * nodes in parallel, meeting at every phase and fixed sample ({@link NodeGate}) so that their
  * samples are taken at the same instant. The top run.json ({@link ClusterJournal}) records each
  * node's outcome and clock offset; a node that drops out leaves its peers' evidence whole and the
- * run {@code incomplete}, naming it.
+ * run {@code incomplete}, naming it. Each node has a role ({@link NodeRole}): heads run a server,
+ * workers only sample.
  */
 public final class NodeSet {
 
@@ -33,7 +34,7 @@ public final class NodeSet {
 
     /** The single-node mode a node runs, given its collector, its sub-directory and its rank among the nodes. */
     interface NodeMode {
-        Collector.Outcome run(Collector collector, Path nodeDir, int nodeRank) throws IOException;
+        Collector.Outcome run(Collector collector, Node node, Path nodeDir, int nodeRank) throws IOException;
     }
 
     private final List<Node> nodes;
@@ -58,28 +59,49 @@ public final class NodeSet {
     }
 
     /**
-     * Standalone on every node: each starts its own server from {@code specOfNode} (given the node's
-     * rank, 0 for the first host), measures it and stops it.
+     * Standalone on every node: each head starts its own server from {@code specOfNode} (given the
+     * node's rank, 0 for the first host), measures it and stops it; each worker only samples, at the
+     * same instants, and starts nothing.
      */
     public Collector.Outcome standalone(Path runDir, IntFunction<ExecutionSpec> specOfNode) throws IOException {
         ClusterJournal top = ClusterJournal.create(runDir, "standalone", nodes);
-        return collect(top, (c, dir, rank) -> c.standalone(dir, specOfNode.apply(rank)));
+        return collect(top, (c, n, dir, rank) -> n.role() == NodeRole.WORKER ? c.worker(dir, "standalone")
+                : c.standalone(dir, specOfNode.apply(rank)));
     }
 
-    /** Attach on every node to its running execution ({@code executionIds} in node order); all are left running. */
+    /**
+     * Attach on every head to its running execution ({@code executionIds} in the order of the heads);
+     * all are left running. Workers only sample.
+     */
     public Collector.Outcome attach(Path runDir, List<String> executionIds) throws IOException {
-        if (executionIds.size() != nodes.size()) {
-            throw new CollectException(executionIds.size() + " execution ids for " + nodes.size() + " nodes; give one"
-                    + " --attach id per host, in the order of the hosts");
+        List<Node> heads = nodes.stream().filter(n -> n.role() == NodeRole.HEAD).toList();
+        if (executionIds.size() != heads.size()) {
+            throw new CollectException(executionIds.size() + " execution ids for " + heads.size() + " head nodes; give one"
+                    + " --attach id per node that runs a server, in the order of the hosts");
         }
         ClusterJournal top = ClusterJournal.create(runDir, "attach", nodes);
-        return collect(top, (c, dir, rank) -> c.attach(dir, executionIds.get(rank)));
+        return collect(top, (c, n, dir, rank) -> n.role() == NodeRole.WORKER ? c.worker(dir, "attach")
+                : c.attach(dir, executionIds.get(heads.indexOf(n))));
     }
 
-    /** Resume on every node whose sub-directory holds a run, once its execution stopped. */
+    /**
+     * Resume on every head whose sub-directory holds a run, once its execution stopped; a worker
+     * (role from the run's own run.json) has no execution to resume and keeps what it took.
+     */
     public Collector.Outcome resume(Path runDir) throws IOException {
         ClusterJournal top = ClusterJournal.load(runDir, nodes);
-        return collect(top, (c, dir, rank) -> c.resume(dir, null));
+        return collect(top, (c, n, dir, rank) -> top.role(n.name()) == NodeRole.WORKER ? kept(dir)
+                : c.resume(dir, null));
+    }
+
+    /** A worker's earlier run as it is: sample-only, it has nothing that resume could add. */
+    private Collector.Outcome kept(Path dir) throws IOException {
+        String status = io.hbmledger.collect.RunJournal.load(dir).manifest().status();
+        return switch (status) {
+            case "complete" -> Collector.Outcome.COMPLETE;
+            case "incomplete" -> Collector.Outcome.INCOMPLETE;
+            default -> Collector.Outcome.FAILED;
+        };
     }
 
     private Collector.Outcome collect(ClusterJournal top, NodeMode mode) throws IOException {
@@ -96,8 +118,9 @@ public final class NodeSet {
             List<Future<Result>> running = new ArrayList<>();
             for (int i = 0; i < nodes.size(); i++) {
                 Node n = nodes.get(i);
-                Collector c = new Collector(n.host(), n.executions(), settings, new PrefixedLines(out, "[" + n.name() + "] "))
-                        .meetingAt(gate.forNode(n.name()));
+                String prefix = "[" + n.name() + (n.role() == NodeRole.WORKER ? " worker" : "") + "] ";
+                Collector c = new Collector(n.host(), n.executions(), settings, new PrefixedLines(out, prefix))
+                        .meetingAt(gate.forNode(n.name())).inRole(n.role().jsonName());
                 synchronized (collectors) {
                     collectors.add(c);
                 }
@@ -122,7 +145,7 @@ public final class NodeSet {
 
     private Result runOne(ClusterJournal top, NodeGate gate, Node n, Collector c, NodeMode mode, int rank) {
         try {
-            Collector.Outcome o = mode.run(c, top.nodeDir(n.name()), rank);
+            Collector.Outcome o = mode.run(c, n, top.nodeDir(n.name()), rank);
             if (o == Collector.Outcome.REFUSED) {
                 gate.refuse("node " + n.name() + " was refused (see its lines above); nothing is started on any node");
             }
