@@ -132,4 +132,31 @@ class AnalyzeIssueReportsTest {
         assertThat(f.get("advice").get(0).asText()).contains("--max-model-len 81536", "already 0.98", "1.61x")
                 .doesNotContain("raise gpu_memory_utilization");
     }
+
+    /**
+     * vllm #7768: a start command continued over seven lines with --gpu-memory-utilization before
+     * --tensor-parallel-size. Every continued line is part of the one start; before, the
+     * utilization line split it into two starts and the 0.9 was set aside as an earlier run's.
+     */
+    @Test
+    void vllm7768AContinuedStartCommandIsOneStart() throws Exception {
+        Path file = tmp.resolve("issue.md");
+        Files.writeString(file, "```bash\nvllm serve /model --port 8000 \\\n  --trust-remote-code \\\n"
+                + "  --enable-chunked-prefill False \\\n  --gpu-memory-utilization 0.9 \\\n  --tensor-parallel-size 2\n```\n\n```\n"
+                + "+---------------------------------------------------------------------------------------+\n"
+                + "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+                + "|-----------------------------------------+----------------------+----------------------+\n"
+                + "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+                + "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
+                + "|                                         |                      |               MIG M. |\n"
+                + "|=========================================+======================+======================|\n"
+                + "|   0  NVIDIA GeForce RTX 4090        On  | 00000000:1E:00.0 Off |                  Off |\n"
+                + "| 30%   26C    P8              16W / 450W |  14214MiB / 24564MiB |      0%      Default |\n"
+                + "|                                         |                      |                  N/A |\n"
+                + "+-----------------------------------------+----------------------+----------------------+\n```\n");
+        JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
+        assertThat(report.get("notes").toString()).doesNotContain("server starts");
+        JsonNode evidence = AnalyzeFindingsTest.json(CliRun.of("evidence", file.toString(), "--format", "json"));
+        assertThat(evidence.toString()).contains("\"memory_utilization\"");
+    }
 }
