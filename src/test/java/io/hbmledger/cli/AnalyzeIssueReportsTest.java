@@ -16,8 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AnalyzeIssueReportsTest {
 
-    private static final double GIB = 1L << 30;
-
     @TempDir
     Path tmp;
 
@@ -34,16 +32,11 @@ class AnalyzeIssueReportsTest {
     }
 
     private static JsonNode figure(JsonNode finding, String name) {
-        for (JsonNode f : finding.get("figures")) {
-            if (f.get("name").asText().equals(name)) {
-                return f;
-            }
-        }
-        throw new AssertionError("no figure " + name + " in " + finding);
+        return SharedCasesAnalyzeTest.figure(finding, name);
     }
 
     private static double gib(JsonNode finding, String name) {
-        return figure(finding, name).get("bytes").asLong() / GIB;
+        return SharedCasesAnalyzeTest.gib(finding, name);
     }
 
     /**
