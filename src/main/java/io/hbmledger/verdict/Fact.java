@@ -42,5 +42,7 @@ public enum Fact {
     /** Bytes the allocator held with no tensor in them (torch 2.1+). */
     OOM_RESERVED_UNALLOCATED,
     /** The failing process's whole footprint on the device (torch 2.1+). */
-    OOM_THIS_PROCESS
+    OOM_THIS_PROCESS,
+    /** The instance's tensor-parallel size as its start command or config printed it: a count. */
+    TENSOR_PARALLEL
 }

@@ -147,11 +147,25 @@ final class KvBudgetRule {
                     .append(gib(kv)).append(" is left in the budget");
         }
         text.append('.');
+        long tp = s.get(Fact.TENSOR_PARALLEL).map(t -> Math.round(t.value())).orElse(1L);
+        if (tp > 1) {
+            // vllm #13061: two 24 GB cards, the user added their memory and counted the weights once
+            text.append(" The ").append(String.format(java.util.Locale.ROOT, "%,d", m)).append(" tokens already use the KV cache of all ")
+                    .append(tp).append(" tensor-parallel devices (each holds its share of the KV heads);")
+                    .append(" memory does not pool across devices, and the weights vLLM reports are per device.");
+            figures.add(s.fact(Fact.TENSOR_PARALLEL).named("tensor_parallel_size"));
+        }
+        String raise = String.format(java.util.Locale.ROOT, "%,d tokens (%.2fx its size now)", n, (double) n / m);
+        boolean atCeiling = s.get(Fact.UTILIZATION).map(u -> u.value() >= HIGH_UTILIZATION).orElse(false);
+        String advice = "Set --max-model-len " + m + " or less (requests longer than what the KV cache holds cannot be served)"
+                + (atCeiling
+                        ? "; gpu_memory_utilization is already " + Arith.ratio(s.fact(Fact.UTILIZATION).value())
+                                + ", so a KV cache of " + raise + " needs fewer weights per device (more tensor parallelism,"
+                                + " a quantized checkpoint) instead."
+                        : ", or raise gpu_memory_utilization until the KV cache holds " + raise + ", or spread the weights over"
+                                + " more devices (tensor parallelism) to leave each more room for KV.");
         return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
-                figures, List.of("Set --max-model-len " + m + " or less (requests longer than what the KV cache holds"
-                        + " cannot be served), or raise gpu_memory_utilization until the KV cache holds " + String.format(
-                        java.util.Locale.ROOT, "%,d tokens (%.2fx its size now)", n, (double) n / m) + ", or spread the weights over"
-                        + " more devices (tensor parallelism) to leave each more room for KV."));
+                figures, List.of(advice));
     }
 
     /**
@@ -190,4 +204,7 @@ final class KvBudgetRule {
                         + " the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer weights per"
                         + " device (quantization, more tensor parallelism)." + weights));
     }
+
+    /** Above this share there is nothing left to raise: the rest covers graphs, buffers and the runtime. */
+    private static final double HIGH_UTILIZATION = 0.95;
 }

@@ -5,6 +5,7 @@ import static io.hbmledger.verdict.Arith.gib;
 import io.hbmledger.ledger.Units;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * An out-of-memory error (torch's "CUDA out of memory", torch_npu's "NPU out of memory"): what
@@ -24,12 +25,12 @@ final class OomRule {
             if (s.oom() == null || !s.has(Fact.OOM_TRIED)) {
                 continue;
             }
-            out.add(finding(s, s.oom()));
+            out.add(finding(s, s.oom(), run.accelerator()));
         }
         return out;
     }
 
-    private static Finding finding(ServerFacts s, ServerFacts.Oom oom) {
+    private static Finding finding(ServerFacts s, ServerFacts.Oom oom, RunFacts.Accelerator run) {
         Figure tried = s.fact(Fact.OOM_TRIED).named("tried_to_allocate");
         List<Figure> figures = new ArrayList<>(List.of(tried));
         StringBuilder text = new StringBuilder("Out of memory");
@@ -39,12 +40,12 @@ final class OomRule {
         if (s.rank() != null) {
             text.append(oom.device() == null ? " on rank " : " (rank ").append(s.rank()).append(oom.device() == null ? "" : ")");
         }
-        text.append(during(oom.phase())).append(": an allocation of ").append(gib(tried)).append(" failed");
+        text.append(during(oom.phase())).append(": an allocation of ").append(size(tried)).append(" failed");
         Figure free = s.get(Fact.OOM_FREE).map(f -> f.named("free")).orElse(null);
         Figure total = s.get(Fact.OOM_TOTAL).map(f -> f.named("total_capacity")).orElse(null);
         if (free != null) {
             figures.add(free);
-            text.append(" with ").append(gib(free)).append(" free");
+            text.append(" with ").append(size(free)).append(" free");
         }
         if (total != null) {
             figures.add(total);
@@ -53,6 +54,9 @@ final class OomRule {
         text.append('.');
         Figure cached = cachedUnused(s);
         Figure reserved = reserved(s, cached);
+        boolean foreign = false;
+        Figure outsideShown = null;
+        List<String> lower = new ArrayList<>();
         if (reserved != null) {
             figures.add(reserved);
             text.append(" PyTorch held ").append(gib(reserved));
@@ -74,17 +78,36 @@ final class OomRule {
                             .append(") was outside PyTorch's allocator: the runtime context, communication buffers")
                             .append(oom.processes().size() > 1 ? ", other processes" : "")
                             .append(s.has(Fact.OOM_THIS_PROCESS) ? "" : " and any other process");
+                    foreign = OomPlacement.foreign(outside, total, reserved);
+                    outsideShown = outside;
                 }
             }
             text.append('.');
+            if (foreign) {
+                text.append(OomPlacement.foreignText(outsideShown, total));
+            }
+            Optional<Figure> budget = OomPlacement.budget(s, total);
+            if (budget.isPresent() && reserved.bytes() > budget.get().bytes()) {
+                Figure over = Arith.minus("over_budget", reserved, budget.get());
+                figures.add(budget.get());
+                figures.add(over);
+                text.append(OomPlacement.overBudgetText(budget.get(), over, total, s));
+                if (utilizationHelps(oom.phase())) {
+                    OomPlacement.lowerUtilization(s, tried, free, total, figures).ifPresent(lower::add);
+                }
+            }
         }
         processes(s, oom, text, figures);
         List<String> advice = new ArrayList<>();
+        if (foreign) {
+            advice.add(OomPlacement.foreignAdvice(run, oom.device()));
+        }
+        advice.addAll(lower);
         if (cached != null && free != null) {
             Figure reachable = Arith.sum("free_plus_cached", free, cached);
             figures.add(reachable);
             if (reachable.bytes() >= tried.bytes()) {
-                text.append(" With the cache released ").append(gib(reachable)).append(" would have been free, enough:")
+                text.append(" With the cache released ").append(size(reachable)).append(" would have been free, enough:")
                         .append(" the allocator's cache was fragmented.");
                 advice.add("Set " + allocConf(s) + "=expandable_segments:True so that the allocator's cached blocks can serve a larger request.");
             } else {
@@ -93,9 +116,23 @@ final class OomRule {
                         .append(gib(tried)).append(": not fragmentation, the request itself does not fit.");
             }
         }
-        advice.addAll(advice(oom.phase()));
+        // the phase's advice, unless a sharper one above already says it: another process holds
+        // the device, or (phase unknown) the utilization worked out from the figures
+        if (!foreign && (lower.isEmpty() || !advice(oom.phase()).equals(advice("")))) {
+            advice.addAll(advice(oom.phase()));
+        }
         return new Finding(Finding.Kind.OOM, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
                 figures, advice);
+    }
+
+    /** Small sizes as the user's log wrote them (88.00 MiB), not rounded to 0.09 GiB. */
+    private static String size(Figure f) {
+        return Units.gibOrMib(f.bytes());
+    }
+
+    /** Before the KV cache is sized a lower share changes nothing (vLLM's profile comes first). */
+    private static boolean utilizationHelps(String phase) {
+        return !"model_loading".equals(phase) && !"memory_profiling".equals(phase);
     }
 
     /** Cached but unused: as torch 2.1+ prints it, else reserved - allocated (older torch, torch_npu). */

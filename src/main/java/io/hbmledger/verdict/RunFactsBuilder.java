@@ -52,7 +52,8 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.OOM_THIS_PROCESS, Fact.OOM_THIS_PROCESS),
             Map.entry(Quantity.KV_CACHE_NEEDED, Fact.KV_NEEDED),
             Map.entry(Quantity.MAX_MODEL_LEN, Fact.MAX_MODEL_LEN),
-            Map.entry(Quantity.ESTIMATED_MAX_MODEL_LEN, Fact.ESTIMATED_MAX_MODEL_LEN));
+            Map.entry(Quantity.ESTIMATED_MAX_MODEL_LEN, Fact.ESTIMATED_MAX_MODEL_LEN),
+            Map.entry(Quantity.TENSOR_PARALLEL_SIZE, Fact.TENSOR_PARALLEL));
 
     private RunFactsBuilder() {
     }

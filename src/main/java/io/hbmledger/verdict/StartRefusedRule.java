@@ -14,6 +14,12 @@ import java.util.Optional;
  */
 final class StartRefusedRule {
 
+    /**
+     * Below this share no engine starts (vllm #50135: 0.22 of 30.30 GiB free, a zombie process
+     * held the rest); "at most 0.0" is no advice.
+     */
+    private static final double NO_ROOM = 0.05;
+
     private StartRefusedRule() {
     }
 
@@ -71,7 +77,12 @@ final class StartRefusedRule {
                 + gib(shortfall) + ".";
         List<Figure> figures = new ArrayList<>(List.of(asked, total, free, shortfall, held, fits));
         s.get(Fact.UTILIZATION).ifPresent(u -> figures.add(1, u.named("utilization")));
-        List<String> advice = List.of(
+        List<String> advice = fits.value() < NO_ROOM ? List.of(
+                "The " + acc.device() + " is practically full: " + gib(held) + " of " + gib(total) + " are held and no"
+                        + " share of the " + gib(free) + " left can start an engine. Find what holds it (its process"
+                        + " list: nvidia-smi, npu-smi info, xpu-smi; a previous vLLM that did not exit, or its"
+                        + " orphaned workers, count) and stop it, or start on another " + acc.device() + ".")
+                : List.of(
                 "gpu_memory_utilization is this instance's own share of the total the engine sees, not a fill"
                         + " level of the card: with " + gib(free) + " free, at most " + ratio(fits.value())
                         + " would have passed the start check (less whatever else starts later).",

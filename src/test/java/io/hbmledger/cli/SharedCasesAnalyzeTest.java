@@ -40,7 +40,7 @@ class SharedCasesAnalyzeTest {
         return out;
     }
 
-    private static JsonNode figure(JsonNode finding, String name) {
+    static JsonNode figure(JsonNode finding, String name) {
         for (JsonNode f : finding.get("figures")) {
             if (f.get("name").asText().equals(name)) {
                 return f;
@@ -49,7 +49,7 @@ class SharedCasesAnalyzeTest {
         throw new AssertionError("no figure " + name + " in " + finding);
     }
 
-    private static double gib(JsonNode finding, String name) {
+    static double gib(JsonNode finding, String name) {
         return figure(finding, name).get("bytes").asLong() / GIB;
     }
 

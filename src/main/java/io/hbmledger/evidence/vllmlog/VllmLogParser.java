@@ -373,10 +373,13 @@ public final class VllmLogParser {
             if (deploy) {
                 if (!seg.tabular()) {
                     // a shell line (command, export) has no logger header; a log record never is one
+                    // a continued line is part of the start even when the figure on it (--gpu-memory-utilization)
+                    // is read by the figure rules below, not by the command reader (vllm #7768)
+                    boolean continued = st.command.continues();
                     List<Observation> shell = st.command.read(seg.message(), lineNo);
                     boolean marked = observations.subList(before, observations.size()).stream()
                             .anyMatch(o -> o.quantity() == Quantity.SERVER_START);
-                    if (!shell.isEmpty() && !marked) {
+                    if ((!shell.isEmpty() || continued) && !marked) {
                         // each line of a start command (continued lines, an export before it) is part of
                         // that start: marked so that its figures are not taken for a start that already ran
                         observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start command"), seg));
