@@ -49,7 +49,8 @@ final class MultiNodeCollect {
             for (String t : sshTargets) {
                 Path home = Path.of(System.getProperty("user.home"));
                 Host h = SshHost.connect(t, o.identity != null ? o.identity : home.resolve(".ssh/id_ed25519"),
-                        o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30));
+                        o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30),
+                        o.keepRemote);
                 hosts.add(h);
             }
             Kubectl kubectl = Kubectl.of(o.kubeconfig, o.kubeContext);
@@ -64,14 +65,14 @@ final class MultiNodeCollect {
             for (Host h : hosts) {
                 nodes.add(node(h, store, kind));
             }
-            NodeSet set = new NodeSet(nodes, o.settings(kind), log);
+            NodeSet set = new NodeSet(nodes, o.settings(kind), log).recording(RecordedNodes.connection(o));
             Thread hook = new Thread(() -> set.interrupt("SIGINT or SIGTERM"), "hbm-ledger-collect-interrupt");
             Runtime.getRuntime().addShutdownHook(hook);
             Collector.Outcome outcome;
             Path runDir = o.mode.resume != null ? o.mode.resume : o.runDir();
             try {
                 if (o.mode.resume != null) {
-                    outcome = set.resume(runDir);
+                    outcome = set.resume(runDir, o.expectedExecution == null ? null : List.of(o.expectedExecution.split(",")));
                 } else if (o.mode.attach != null) {
                     outcome = set.attach(runDir, List.of(o.mode.attach.split(",")));
                 } else {

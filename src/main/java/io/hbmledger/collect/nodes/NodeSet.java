@@ -40,6 +40,7 @@ public final class NodeSet {
     private final CollectSettings settings;
     private final PrintStream out;
     private final List<Collector> collectors = new ArrayList<>();
+    private Map<String, Object> connection = Map.of();
 
     /** @throws IllegalArgumentException when no node is given or two share a name */
     public NodeSet(List<Node> nodes, CollectSettings settings, PrintStream out) {
@@ -58,11 +59,20 @@ public final class NodeSet {
     }
 
     /**
+     * How the nodes were reached (key file, known_hosts, remote environment...), kept in the top
+     * run.json as {@code connection} so that a resume needs only the run directory; no secret in it.
+     */
+    public NodeSet recording(Map<String, Object> connection) {
+        this.connection = Map.copyOf(connection);
+        return this;
+    }
+
+    /**
      * Standalone on every node: each starts its own server from {@code specOfNode} (given the node's
      * rank, 0 for the first host), measures it and stops it.
      */
     public Collector.Outcome standalone(Path runDir, IntFunction<ExecutionSpec> specOfNode) throws IOException {
-        ClusterJournal top = ClusterJournal.create(runDir, "standalone", nodes);
+        ClusterJournal top = ClusterJournal.create(runDir, "standalone", nodes, connection);
         return collect(top, (c, dir, rank) -> c.standalone(dir, specOfNode.apply(rank)));
     }
 
@@ -72,14 +82,22 @@ public final class NodeSet {
             throw new CollectException(executionIds.size() + " execution ids for " + nodes.size() + " nodes; give one"
                     + " --attach id per host, in the order of the hosts");
         }
-        ClusterJournal top = ClusterJournal.create(runDir, "attach", nodes);
+        ClusterJournal top = ClusterJournal.create(runDir, "attach", nodes, connection);
         return collect(top, (c, dir, rank) -> c.attach(dir, executionIds.get(rank)));
     }
 
-    /** Resume on every node whose sub-directory holds a run, once its execution stopped. */
-    public Collector.Outcome resume(Path runDir) throws IOException {
+    /**
+     * Resume on every node whose sub-directory holds a run, once its execution stopped.
+     *
+     * @param expectedIds the execution each node's run must belong to, in node order; null to take each node's run.json's
+     */
+    public Collector.Outcome resume(Path runDir, List<String> expectedIds) throws IOException {
+        if (expectedIds != null && expectedIds.size() != nodes.size()) {
+            throw new CollectException(expectedIds.size() + " execution ids for " + nodes.size() + " nodes; give one"
+                    + " --execution id per node, comma-separated in the order of the nodes, or none");
+        }
         ClusterJournal top = ClusterJournal.load(runDir, nodes);
-        return collect(top, (c, dir, rank) -> c.resume(dir, null));
+        return collect(top, (c, dir, rank) -> c.resume(dir, expectedIds == null ? null : expectedIds.get(rank)));
     }
 
     private Collector.Outcome collect(ClusterJournal top, NodeMode mode) throws IOException {
