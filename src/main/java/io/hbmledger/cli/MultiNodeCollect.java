@@ -66,10 +66,14 @@ final class MultiNodeCollect {
                 nodes.add(node(h, store, kind));
             }
             NodeSet set = new NodeSet(nodes, o.settings(kind), log).recording(RecordedNodes.connection(o));
-            Thread hook = new Thread(() -> set.interrupt("SIGINT or SIGTERM"), "hbm-ledger-collect-interrupt");
+            Path runDir = o.mode.resume != null ? o.mode.resume : o.runDir();
+            Thread hook = new Thread(() -> {
+                List<Collector.Interrupted> left = set.interrupt("SIGINT or SIGTERM");
+                log.println(interrupted(left, runDir));
+                log.flush();
+            }, "hbm-ledger-collect-interrupt");
             Runtime.getRuntime().addShutdownHook(hook);
             Collector.Outcome outcome;
-            Path runDir = o.mode.resume != null ? o.mode.resume : o.runDir();
             try {
                 if (o.mode.resume != null) {
                     outcome = set.resume(runDir, o.expectedExecution == null ? null : List.of(o.expectedExecution.split(",")));
@@ -101,6 +105,24 @@ final class MultiNodeCollect {
                 h.close();
             }
         }
+    }
+
+    /** After Ctrl-C: what each node kept, and the one command that goes on (hosts come from run.json). */
+    private String interrupted(List<Collector.Interrupted> left, Path runDir) {
+        StringBuilder b = new StringBuilder("hbm-ledger collect: interrupted on " + left.size() + " nodes.");
+        boolean started = false;
+        for (Collector.Interrupted r : left) {
+            if (r.runDir() != null) {
+                b.append(System.lineSeparator()).append("  ").append(r.runDir().getFileName()).append(": phase ").append(r.phase())
+                        .append(r.executionId() == null ? ", no server started" : ", execution " + r.executionId()
+                                + ("attach".equals(r.mode()) ? " left running (attach never stops it)" : r.stoppedHere() ? " stopped" : ""));
+                started |= r.executionId() != null;
+            }
+        }
+        String state = o.stateDir != null ? " --state-dir " + CollectCommand.shellWord(o.stateDir.toString()) : "";
+        return b.append(System.lineSeparator()).append(started
+                ? "  to continue (once every execution stopped): hbm-ledger collect --resume " + CollectCommand.shellWord(runDir.toString()) + state
+                : "  no server was started: collect again with a new --out").toString();
     }
 
     private ExecutionSpec spec(int rank) {

@@ -220,6 +220,11 @@ class MultiNodeSshCollectTest {
                 .anySatisfy(r -> assertThat(r).startsWith("node " + node(1) + " is incomplete"))
                 .noneMatch(r -> r.contains(" is failed"));
         assertThat(RunDirectory.open(run.resolve("nodes").resolve(node(0))).manifest()).isEqualTo(kept);
+
+        // --execution names each node's execution, in node order: a list of the wrong length is refused
+        StringWriter wrong = new StringWriter();
+        assertThat(execute(wrong, List.of("collect", "--resume", run.toString(), "--state-dir", tmp.resolve("state").toString(),
+                "--execution", kept.executionId()))).isEqualTo(2);
     }
 
     private static int portPrefix0() {
