@@ -93,7 +93,8 @@ class MultiNodeSshCollectTest {
                 "--state-dir", tmp.resolve("state").toString(), "--out", run.toString(), "--devices", "0,1,2,3",
                 "--baseline-samples", "2", "--ready-samples", "1", "--after-samples", "1", "--sample-interval", "0.2",
                 "--load-interval", "0.3", "--requests", "6", "--concurrency", "2", "--input-tokens", "64", "--output-tokens", "24",
-                "--stop-timeout", "15",
+                // every node's simulators are JVMs sharing this machine's cores with the build: patience
+                "--stop-timeout", "15", "--npu-smi-timeout", "120",
                 "--", "vllm", "serve", MODEL.toString(), "--tensor-parallel-size", "4",
                 "--data-parallel-rank", "{node_rank}", "--port", portPrefix + "{node_rank}"));
         return a;

@@ -139,11 +139,15 @@ final class OpenSshServer implements AutoCloseable {
     }
 
     /**
-     * The node loses power: sshd and every session it forked (the collector's connection and the
-     * commands running in it) are killed at once, so the collector's SSH session breaks.
+     * The node loses power: sshd and every session it forked (the collector's connection) are
+     * killed at once, so the collector's SSH session breaks; the commands running in a session
+     * end by their own guard when its channel closes. Only sshd processes are killed: a SIGKILL of
+     * the user's shell while it reads its rc files can leave a stale lock behind (pyenv rehash's
+     * .pyenv-shim, seen here), making every later SSH login on the machine wait a minute.
      */
     void cutOff() {
-        sshd.descendants().forEach(ProcessHandle::destroyForcibly);
+        sshd.descendants().filter(p -> p.info().command().map(c -> c.endsWith("/sshd")).orElse(false))
+                .forEach(ProcessHandle::destroyForcibly);
         sshd.destroyForcibly();
         try {
             sshd.waitFor(10, TimeUnit.SECONDS);
