@@ -156,7 +156,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     private int run(PrintWriter err) throws IOException, EvidenceException, BadInputException {
         if (inputs.size() == 1 && io.hbmledger.load.NodeRuns.isMultiNode(inputs.get(0))) {
-            NodeRunAnalysis.Result r = NodeRunAnalysis.run(inputs.get(0), format == AnalyzeFormat.json, allDevices, noWrite,
+            NodeRunAnalysis.Result r = NodeRunAnalysis.run(inputs.get(0), format, allDevices, noWrite,
                     UtilizationFlags.figures(utilizations), err);
             PrintWriter out = spec.commandLine().getOut();
             out.print(r.shown());

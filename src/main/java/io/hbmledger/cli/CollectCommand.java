@@ -50,6 +50,9 @@ import picocli.CommandLine.Model.CommandSpec;
             "      vllm serve /models/Qwen2.5-7B -tp 2 --port 8000",
             "  hbm-ledger collect --out runs/a --attach EXECUTION_ID   (left running)",
             "  hbm-ledger collect --resume runs/a       (after 'hbm-ledger exec stop ID')",
+            "  hbm-ledger collect --host root@n0 --host root@n1 --out runs/mn -- \\",
+            "      vllm serve /models/NAME -tp 4 --data-parallel-rank {node_rank}",
+            "  hbm-ledger collect --resume runs/mn     (several nodes: hosts from run.json)",
             ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:complete", "1:failed (run.json says where)", "2:refused: bad arguments, busy devices, port in use, wrong execution",
@@ -161,13 +164,21 @@ public final class CollectCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintStream log = System.err;
         List<String> targets;
+        boolean recorded = false;
         try {
             targets = NodeTargets.sshTargets(sshTargets, hostfile);
+            if (mode.resume != null && targets.isEmpty() && kube.isEmpty() && kubeSelector == null
+                    && io.hbmledger.load.NodeRuns.isMultiNode(mode.resume)) {
+                // a multi-node run keeps its hosts: resume needs only the run directory
+                RecordedNodes.fill(this, mode.resume);
+                targets = sshTargets;
+                recorded = true;
+            }
         } catch (ArgumentException e) {
             log.println("hbm-ledger collect: " + e.getMessage());
             return Main.EXIT_BAD_INPUT;
         }
-        if (targets.size() > 1 || !kube.isEmpty() || kubeSelector != null || rayHead != null) {
+        if (recorded || targets.size() > 1 || !kube.isEmpty() || kubeSelector != null || rayHead != null) {
             return new MultiNodeCollect(this, targets).call();
         }
         sshTarget = targets.isEmpty() ? null : targets.get(0);

@@ -69,14 +69,18 @@ final class MultiNodeCollect {
                 }
             }
             io.hbmledger.collect.Accelerator kind = nodes.get(0).executions().accelerator();
-            NodeSet set = new NodeSet(nodes, o.settings(kind), log);
-            Thread hook = new Thread(() -> set.interrupt("SIGINT or SIGTERM"), "hbm-ledger-collect-interrupt");
+            NodeSet set = new NodeSet(nodes, o.settings(kind), log).recording(RecordedNodes.connection(o));
+            Path runDir = o.mode.resume != null ? o.mode.resume : o.runDir();
+            Thread hook = new Thread(() -> {
+                List<Collector.Interrupted> left = set.interrupt("SIGINT or SIGTERM");
+                log.println(interrupted(left, runDir));
+                log.flush();
+            }, "hbm-ledger-collect-interrupt");
             Runtime.getRuntime().addShutdownHook(hook);
             Collector.Outcome outcome;
-            Path runDir = o.mode.resume != null ? o.mode.resume : o.runDir();
             try {
                 if (o.mode.resume != null) {
-                    outcome = set.resume(runDir);
+                    outcome = set.resume(runDir, o.expectedExecution == null ? null : List.of(o.expectedExecution.split(",")));
                 } else if (o.mode.attach != null) {
                     outcome = set.attach(runDir, List.of(o.mode.attach.split(",")));
                 } else {
@@ -105,6 +109,24 @@ final class MultiNodeCollect {
                 h.close();
             }
         }
+    }
+
+    /** After Ctrl-C: what each node kept, and the one command that goes on (hosts come from run.json). */
+    private String interrupted(List<Collector.Interrupted> left, Path runDir) {
+        StringBuilder b = new StringBuilder("hbm-ledger collect: interrupted on " + left.size() + " nodes.");
+        boolean started = false;
+        for (Collector.Interrupted r : left) {
+            if (r.runDir() != null) {
+                b.append(System.lineSeparator()).append("  ").append(r.runDir().getFileName()).append(": phase ").append(r.phase())
+                        .append(r.executionId() == null ? ", no server started" : ", execution " + r.executionId()
+                                + ("attach".equals(r.mode()) ? " left running (attach never stops it)" : r.stoppedHere() ? " stopped" : ""));
+                started |= r.executionId() != null;
+            }
+        }
+        String state = o.stateDir != null ? " --state-dir " + CollectCommand.shellWord(o.stateDir.toString()) : "";
+        return b.append(System.lineSeparator()).append(started
+                ? "  to continue (once every execution stopped): hbm-ledger collect --resume " + CollectCommand.shellWord(runDir.toString()) + state
+                : "  no server was started: collect again with a new --out").toString();
     }
 
     private ExecutionSpec spec(int rank) {
@@ -160,7 +182,8 @@ final class MultiNodeCollect {
     private Host ssh(String target) {
         Path home = Path.of(System.getProperty("user.home"));
         return SshHost.connect(target, o.identity != null ? o.identity : home.resolve(".ssh/id_ed25519"),
-                o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30));
+                o.knownHosts != null ? o.knownHosts : home.resolve(".ssh/known_hosts"), o.remoteEnv, Duration.ofSeconds(30),
+                o.keepRemote);
     }
 
     private Node node(Host h, ExecutionStore store, io.hbmledger.collect.Accelerator kind, NodeRole role) throws IOException {

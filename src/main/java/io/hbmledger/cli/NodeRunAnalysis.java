@@ -5,28 +5,35 @@ import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.nodes.ClusterLedger;
 import io.hbmledger.load.BadInputException;
 import io.hbmledger.load.NodeRuns;
+import io.hbmledger.report.HtmlReportWriter;
 import io.hbmledger.report.LedgerJsonWriter;
 import io.hbmledger.report.LedgerTextWriter;
 import io.hbmledger.report.NodeSummaryWriter;
 import io.hbmledger.report.ReportFile;
+import io.hbmledger.report.Timeline;
+import io.hbmledger.report.TimelineBuilder;
 import io.hbmledger.verdict.DeviceFacts;
 import io.hbmledger.verdict.Figure;
 import io.hbmledger.verdict.Finding;
 import io.hbmledger.verdict.NodeFacts;
 import io.hbmledger.verdict.RunFacts;
 import io.hbmledger.verdict.RunFactsBuilder;
+import io.hbmledger.verdict.ServerFacts;
 import io.hbmledger.verdict.Verdict;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code analyze} of a multi-node run: each node's run attributed on its own evidence, its devices
  * named {@code NODE/npu:N/chip:M} and its ranks made global; the summary grouped by node, each
- * node's ledger, and the findings that compare nodes. report.json holds every device of the cluster.
+ * node's ledger, and the findings that compare nodes. report.json holds every device of the cluster;
+ * report.html (and {@code --format html}) groups the devices by node.
  */
 final class NodeRunAnalysis {
 
@@ -37,12 +44,14 @@ final class NodeRunAnalysis {
     private NodeRunAnalysis() {
     }
 
-    static Result run(Path dir, boolean json, boolean allDevices, boolean noWrite, List<Figure> peerUtilizations,
+    static Result run(Path dir, AnalyzeFormat format, boolean allDevices, boolean noWrite, List<Figure> peerUtilizations,
                       PrintWriter err) throws IOException, BadInputException {
         NodeRuns.Loaded loaded = NodeRuns.load(dir, w -> err.println("hbm-ledger: warning: " + w));
         List<ClusterLedger.NodeLedger> placed = new ArrayList<>();
         List<NodeFacts> facts = new ArrayList<>();
         List<Finding> findings = new ArrayList<>();
+        List<Timeline> timelines = new ArrayList<>();
+        Map<String, HtmlReportWriter.Budget> budgets = new LinkedHashMap<>();
         StringWriter perNode = new StringWriter();
         PrintWriter nodeOut = new PrintWriter(perNode);
         for (NodeRuns.NodeRun n : loaded.nodes()) {
@@ -52,6 +61,8 @@ final class NodeRunAnalysis {
             ClusterLedger.NodeLedger node = ClusterLedger.place(n.node(), n.firstRank(), own);
             placed.add(node);
             RunFacts rf = named(n.node(), RunFactsBuilder.build(n.run().evidence(), own, peerUtilizations));
+            budgets.putAll(HtmlReportWriter.budgets(rf));
+            timelines.add(TimelineBuilder.build(n.run().evidence(), own, m.moments()));
             facts.add(new NodeFacts(n.node(), rf));
             List<Finding> nodeFindings = Verdict.findings(rf);
             findings.addAll(nodeFindings);
@@ -65,12 +76,21 @@ final class NodeRunAnalysis {
         List<Finding> all = new ArrayList<>(across);
         all.addAll(findings);
         Ledger merged = cluster.merged(loaded.missing()).withCollection(loaded.top().status(), loaded.top().incompleteReasons());
-        String report = new LedgerJsonWriter().toJson(merged, all, loaded.nodes().get(0).run().evidence().layout(), dir.toString());
+        var layout = loaded.nodes().get(0).run().evidence().layout();
+        String report = new LedgerJsonWriter().toJson(merged, all, layout, dir.toString());
+        List<HtmlReportWriter.NodeGroup> groups = placed.stream()
+                .map(p -> new HtmlReportWriter.NodeGroup(p.node(), p.ledger().status().jsonName(), p.ledger().devices())).toList();
+        String page = new HtmlReportWriter().toClusterHtml(merged, groups, all, layout, dir.toString(),
+                Timeline.ofNodes(loaded.nodes().stream().map(NodeRuns.NodeRun::node).toList(), timelines), budgets);
         if (!noWrite) {
             ReportFile.write(dir, report).ifPresent(w -> err.println("hbm-ledger: warning: " + w));
+            ReportFile.write(dir, HtmlReportWriter.FILE_NAME, page).ifPresent(w -> err.println("hbm-ledger: warning: " + w));
         }
-        if (json) {
+        if (format == AnalyzeFormat.json) {
             return new Result(report, merged, all);
+        }
+        if (format == AnalyzeFormat.html) {
+            return new Result(page, merged, all);
         }
         StringWriter text = new StringWriter();
         PrintWriter out = new PrintWriter(text);
@@ -79,10 +99,15 @@ final class NodeRunAnalysis {
         return new Result(text + perNode.toString(), merged, all);
     }
 
-    /** The node's facts with its devices named across the cluster, so findings name {@code NODE/npu:N/chip:M}. */
+    /**
+     * The node's facts with its devices named across the cluster, so findings name {@code NODE/npu:N/chip:M},
+     * and its servers too ({@code NODE/serve.log}): every node's log may have the same name.
+     */
     private static RunFacts named(String node, RunFacts f) {
         List<DeviceFacts> devices = f.devices().stream().map(d -> new DeviceFacts(ClusterLedger.deviceName(node, d.device()),
                 d.model(), d.capacity(), d.used(), d.processes())).toList();
-        return new RunFacts(f.servers(), devices, f.peerUtilizations(), f.accelerator());
+        List<ServerFacts> servers = f.servers().stream().map(s -> new ServerFacts(node + "/" + s.instance(), s.engine(), s.rank(),
+                s.devices().stream().map(d -> ClusterLedger.deviceName(node, d)).toList(), s.facts(), s.refusal(), s.kvRefusal(), s.oom())).toList();
+        return new RunFacts(servers, devices, f.peerUtilizations(), f.accelerator());
     }
 }

@@ -20,33 +20,55 @@ final class HtmlBars {
     private static final int WIDTH = 1000;
     private static final int ROW = 46;
     private static final int BAR = 24;
+    private static final int HEADING = 22;
 
     private HtmlBars() {
     }
 
-    /** @param budgets device key -> the vLLM budget (utilization x total seen) and its arithmetic */
-    static String svg(List<DeviceLedger> devices, Map<String, HtmlReportWriter.Budget> budgets) {
+    /**
+     * One bar per device, all on one scale. On a multi-node page each node's devices come together
+     * under a heading with its name, a bar labelled with the device as its node names it (the full
+     * name stays in data-device).
+     *
+     * @param budgets device key -> the vLLM budget (utilization x total seen) and its arithmetic
+     */
+    static String svg(List<HtmlReportWriter.NodeGroup> groups, Map<String, HtmlReportWriter.Budget> budgets) {
         long scale = 1;
-        for (DeviceLedger d : devices) {
-            scale = Math.max(scale, Math.max(orZero(d.capacity().bytes()), Math.max(orZero(d.used().bytes()), orZero(d.countedSum()))));
+        int rows = 0;
+        int headings = 0;
+        for (HtmlReportWriter.NodeGroup g : groups) {
+            headings += g.node() == null ? 0 : 1;
+            for (DeviceLedger d : g.devices()) {
+                rows++;
+                scale = Math.max(scale, Math.max(orZero(d.capacity().bytes()), Math.max(orZero(d.used().bytes()), orZero(d.countedSum()))));
+            }
         }
         double px = (WIDTH - LABEL - 20) / (double) scale;
         StringBuilder s = new StringBuilder();
-        int height = devices.size() * ROW + 10;
+        int height = rows * ROW + headings * HEADING + 10;
         s.append("<svg id=\"bars-svg\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"")
                 .append(height).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height).append("\" role=\"img\">")
                 .append("<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">")
                 .append("<rect width=\"6\" height=\"6\" fill=\"none\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#8c959f\" stroke-width=\"2\"/>")
                 .append("</pattern></defs>");
-        for (int i = 0; i < devices.size(); i++) {
-            bar(s, devices.get(i), budgets.get(devices.get(i).device()), i * ROW + 4, px);
+        int y = 4;
+        for (HtmlReportWriter.NodeGroup g : groups) {
+            if (g.node() != null) {
+                s.append("<text class=\"node\" data-node=\"").append(Html.esc(g.node())).append("\" x=\"0\" y=\"").append(y + 15)
+                        .append("\" font-weight=\"bold\">node ").append(Html.esc(g.node())).append("</text>");
+                y += HEADING;
+            }
+            for (DeviceLedger d : g.devices()) {
+                bar(s, d, g.label(d), budgets.get(d.device()), y, px);
+                y += ROW;
+            }
         }
         return s.append("</svg>").toString();
     }
 
-    private static void bar(StringBuilder s, DeviceLedger d, HtmlReportWriter.Budget budget, int y, double px) {
+    private static void bar(StringBuilder s, DeviceLedger d, String label, HtmlReportWriter.Budget budget, int y, double px) {
         s.append("<g class=\"bar\" data-device=\"").append(Html.esc(d.device())).append("\">");
-        s.append("<text x=\"0\" y=\"").append(y + 16).append("\">").append(Html.esc(d.device())).append("</text>");
+        s.append("<text x=\"0\" y=\"").append(y + 16).append("\">").append(Html.esc(label)).append("</text>");
         double x = LABEL;
         List<String> unknown = new ArrayList<>();
         for (Entry e : d.entries()) {

@@ -30,6 +30,28 @@ public final class HtmlReportWriter {
     public record Budget(long bytes, String arithmetic) {
     }
 
+    /**
+     * The devices of one node of a multi-node run, together on the page under its name; on a
+     * single-node page one group with no node.
+     *
+     * @param node the node's name in the run, null on a single-node page
+     * @param status the node's own ledger status (complete, incomplete, failed), null on a single-node page
+     */
+    public record NodeGroup(String node, String status, List<DeviceLedger> devices) {
+        public NodeGroup {
+            devices = List.copyOf(devices);
+        }
+
+        NodeGroup(String node, List<DeviceLedger> devices) {
+            this(node, null, devices);
+        }
+
+        /** The device as its node names it ({@code npu:0/chip:0}); the full name on a single-node page. */
+        String label(DeviceLedger d) {
+            return node != null && d.device().startsWith(node + "/") ? d.device().substring(node.length() + 1) : d.device();
+        }
+    }
+
     /** The budget of every instance whose utilization and total are known, by device. */
     public static Map<String, Budget> budgets(RunFacts facts) {
         Map<String, Budget> out = new LinkedHashMap<>();
@@ -52,6 +74,23 @@ public final class HtmlReportWriter {
      */
     public String toHtml(Ledger ledger, List<Finding> findings, Layout layout, String run, String source,
                          Timeline timeline, Map<String, Budget> budgets) {
+        return page(ledger, List.of(new NodeGroup(null, ledger.devices())), findings, layout, run, source, timeline, budgets);
+    }
+
+    /**
+     * The page of a multi-node run: a table of the nodes, then the bars and the numbers grouped by
+     * node (each node's devices together under its name, labelled as the node names them).
+     *
+     * @param merged the cluster's ledger (devices named {@code NODE/npu:N/chip:M}), for the status and the reasons
+     * @param nodes each node's devices, in node order
+     */
+    public String toClusterHtml(Ledger merged, List<NodeGroup> nodes, List<Finding> findings, Layout layout, String run,
+                                Timeline timeline, Map<String, Budget> budgets) {
+        return page(merged, nodes, findings, layout, run, null, timeline, budgets);
+    }
+
+    private String page(Ledger ledger, List<NodeGroup> groups, List<Finding> findings, Layout layout, String run, String source,
+                        Timeline timeline, Map<String, Budget> budgets) {
         StringBuilder h = new StringBuilder(64 * 1024);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">")
@@ -61,15 +100,24 @@ public final class HtmlReportWriter {
         h.append("<h1>HBM ledger").append(run == null ? "" : " for <span class=\"mono\">" + Html.esc(run) + "</span>")
                 .append(" <span id=\"status\" class=\"status status-").append(ledger.status().jsonName()).append("\">")
                 .append(ledger.status().jsonName()).append("</span></h1>\n");
-        h.append("<p id=\"deployment\">").append(Html.esc(ReportHeading.deployment(layout))).append("</p>\n");
+        String deployment = ReportHeading.deployment(layout);
+        if (groups.get(0).node() != null) {
+            // the layout is the first node's: each node runs its own copy of the deployment
+            deployment = groups.size() + " nodes, " + ledger.devices().size() + " devices; on node " + groups.get(0).node() + ": "
+                    + deployment.replaceFirst("^deployment: ", "");
+        }
+        h.append("<p id=\"deployment\">").append(Html.esc(deployment)).append("</p>\n");
         if (source != null && !source.isBlank()) {
             h.append("<p class=\"muted\">evidence from: ").append(Html.esc(source)).append("</p>\n");
         }
         findings(h, findings);
+        if (groups.get(0).node() != null) {
+            h.append(HtmlNodes.table(groups));
+        }
         h.append("<h2>Memory per device</h2>\n<p class=\"muted\">Click a segment for its evidence. Black line: capacity;"
                 + " dashed red: vLLM budget (utilization x total); hatched: unknown (never drawn as 0); pink: residual"
                 + " (used - counted); pale: free (capacity - used).</p>\n<div class=\"wrap\" id=\"bars\">")
-                .append(HtmlBars.svg(ledger.devices(), budgets)).append("</div>\n");
+                .append(HtmlBars.svg(groups, budgets)).append("</div>\n");
         h.append("<div class=\"legend\">");
         for (String c : ExplainTextWriter.components(ledger)) {
             h.append("<span><i style=\"background:").append(Html.colour(c)).append("\"></i>").append(Html.esc(c)).append("</span>");
@@ -84,7 +132,7 @@ public final class HtmlReportWriter {
                     .append("; msprof values at the run's instants and at each device's peak.</p>\n<div class=\"wrap\" id=\"timeline\">")
                     .append(HtmlTimeline.svg(timeline)).append("</div>").append(HtmlTimeline.legend(timeline)).append('\n');
         }
-        numbers(h, ledger);
+        numbers(h, ledger, groups);
         checks(h, ledger);
         h.append("<div id=\"evidence\" class=\"mono\">Click a number, a segment or a point to see its evidence.</div>\n");
         h.append("<script>").append(Html.resource("report.js")).append("</script>\n</body></html>\n");
@@ -109,14 +157,24 @@ public final class HtmlReportWriter {
         h.append("</ul>\n");
     }
 
-    private static void numbers(StringBuilder h, Ledger ledger) {
+    private static void numbers(StringBuilder h, Ledger ledger, List<NodeGroup> groups) {
         h.append("<h2>Numbers (GiB)</h2>\n<div class=\"wrap\"><table id=\"numbers\"><thead><tr><th>device</th><th>moment</th>")
                 .append("<th>capacity</th><th>used</th>");
         List<String> components = ExplainTextWriter.components(ledger);
         components.forEach(c -> h.append("<th>").append(Html.esc(c)).append("</th>"));
-        h.append("<th>residual</th><th>free</th></tr></thead><tbody>\n");
-        for (DeviceLedger d : ledger.devices()) {
-            h.append("<tr data-device=\"").append(Html.esc(d.device())).append("\"><td>").append(Html.esc(d.device()))
+        h.append("<th>residual</th><th>free</th></tr></thead>\n");
+        for (NodeGroup g : groups) {
+            h.append(g.node() == null ? "<tbody>" : "<tbody data-node=\"" + Html.esc(g.node()) + "\"><tr class=\"node-head\"><th colspan=\""
+                    + (components.size() + 6) + "\">node " + Html.esc(g.node()) + "</th></tr>").append('\n');
+            numberRows(h, g, components);
+            h.append("</tbody>\n");
+        }
+        h.append("</table></div>\n");
+    }
+
+    private static void numberRows(StringBuilder h, NodeGroup g, List<String> components) {
+        for (DeviceLedger d : g.devices()) {
+            h.append("<tr data-device=\"").append(Html.esc(d.device())).append("\"><td>").append(Html.esc(g.label(d)))
                     .append("</td><td>").append(Html.esc(d.moment())).append("</td>");
             cell(h, "capacity", d.capacity().bytes(), d.capacity().confidence().jsonName(), true,
                     d.capacity().source() == null ? d.capacity().note()
@@ -136,7 +194,6 @@ public final class HtmlReportWriter {
             cell(h, "free", free, free == null ? "unknown" : "inferred", true, "capacity - used");
             h.append("</tr>\n");
         }
-        h.append("</tbody></table></div>\n");
     }
 
     private static void cell(StringBuilder h, String component, Long bytes, String confidence, boolean counted, String evidence) {

@@ -20,6 +20,34 @@ public record Timeline(List<Line> lines, List<Mark> marks, boolean timed) {
         marks = List.copyOf(marks);
     }
 
+    /**
+     * The timelines of a multi-node run's nodes as one: every line and device mark with its device
+     * named {@code NODE/...}; the run's moments from the first node only, as the nodes meet at each
+     * moment (within the clock spread run.json records). Timed when every node's is; else only the
+     * untimed nodes' lines, on the moments' axis.
+     */
+    public static Timeline ofNodes(List<String> nodes, List<Timeline> timelines) {
+        List<Line> lines = new java.util.ArrayList<>();
+        List<Mark> marks = new java.util.ArrayList<>();
+        boolean timed = timelines.stream().allMatch(Timeline::timed);
+        for (int i = 0; i < nodes.size(); i++) {
+            String node = nodes.get(i);
+            Timeline t = timelines.get(i);
+            if (t.timed != timed) {
+                continue;   // a node whose run gives no instants cannot share the others' time axis
+            }
+            t.lines.forEach(l -> lines.add(new Line(node + "/" + l.device(), l.kind(), l.points())));
+            for (Mark m : t.marks) {
+                if (m.device() != null) {
+                    marks.add(new Mark(m.name(), m.x(), node + "/" + m.device()));
+                } else if (i == 0) {
+                    marks.add(m);
+                }
+            }
+        }
+        return new Timeline(lines, marks, timed);
+    }
+
     public boolean isEmpty() {
         return lines.stream().allMatch(l -> l.points().isEmpty());
     }

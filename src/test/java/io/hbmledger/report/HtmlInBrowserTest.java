@@ -76,6 +76,33 @@ class HtmlInBrowserTest {
         for (String mark : List.of("baseline", "ready", "load_start", "load_end", "peak")) {
             assertThat(page.dom()).contains("data-mark=\"" + mark + "\"");
         }
+
+        // issue 16: the same SIMULATED run as both nodes of a multi-node run directory (as collect
+        // --host A --host B lays it out): the page groups the devices by node, every number still
+        // equal to report.json's, each node's timeline lines on one axis
+        Path cluster = tmp.resolve("sim-2-nodes");
+        for (String node : List.of("node-a", "node-b")) {
+            copy(run, cluster.resolve("nodes").resolve(node));
+        }
+        Files.writeString(cluster.resolve("run.json"), new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(Map.of(
+                "schema", "hbm-ledger/run/1", "run_id", "sim-2-nodes", "mode", "multinode", "status", "complete", "phase", "done",
+                "nodes", List.of(Map.of("name", "node-a", "host", "root@a:22", "dir", "nodes/node-a", "status", "complete"),
+                        Map.of("name", "node-b", "host", "root@b:22", "dir", "nodes/node-b", "status", "complete")))));
+        analyze(cluster);
+        Chromium.Page nodes = check(chromium, cluster, "sim-2-nodes");
+        String dom = nodes.dom();
+        assertThat(dom).contains("<table id=\"nodes\">", "<tr data-node=\"node-a\">", "<tr data-node=\"node-b\">",
+                "<tbody data-node=\"node-a\">", "<tbody data-node=\"node-b\">");
+        assertThat(dom.indexOf("data-device=\"node-a/npu:5/chip:0\"")).isPositive().isLessThan(dom.indexOf("<text class=\"node\" data-node=\"node-b\""));
+        // the bars of a node come under its heading, labelled as the node names its devices
+        assertThat(dom).containsPattern("data-node=\"node-b\"[^>]*>node node-b</text><g class=\"bar\" data-device=\"node-b/npu:4/chip:0\">"
+                + "<text[^>]*>npu:4/chip:0</text>");
+        assertThat(count(dom, "<polyline class=\"tl-line\"")).isEqualTo(8);
+        assertThat(dom).contains("<p id=\"deployment\">2 nodes, 4 devices; on node node-a: my-llama");
+        // every node's server log has the same name: its findings say which node's
+        assertThat(dom).contains("[node-a/serve.log]", "[node-b/serve.log]");
+        // the nodes' ranks are global: node-b's devices hold ranks 2 and 3 (TP 2, placed second)
+        assertThat(dom).containsPattern("<tr data-node=\"node-b\"><td>node-b</td><td>complete</td><td class=\"num\">2</td><td>2,3</td>");
     }
 
     private static void analyze(Path run) {

@@ -17,7 +17,7 @@ import java.util.Map;
  * The top run.json of a multi-node run: mode {@code multinode} ({@code node_mode}: the mode each node ran), no evidence of its own
  * (each node's sub-directory {@code nodes/NAME/} is a whole single-node run), and {@code nodes}:
  * per node its host, role (head or worker, see {@link NodeRole}), directory, status, phase reached, execution and clock offsets at start and
- * end. {@code clock} holds the spread of the offsets across nodes and their skew (the largest
+ * end; {@code connection}: how the hosts were reached, for resume. {@code clock} holds the spread of the offsets across nodes and their skew (the largest
  * change of one node's offset from start to end). Complete only when every node is.
  */
 final class ClusterJournal {
@@ -32,9 +32,12 @@ final class ClusterJournal {
         this.journal = journal;
     }
 
-    static ClusterJournal create(Path runDir, String mode, List<Node> nodes) throws IOException {
+    static ClusterJournal create(Path runDir, String mode, List<Node> nodes, Map<String, Object> connection) throws IOException {
         ClusterJournal j = new ClusterJournal(RunJournal.create(runDir, "run-" + runDir.getFileName(), "multinode"));
         j.journal.extra("node_mode", mode);
+        if (!connection.isEmpty()) {
+            j.journal.extra("connection", connection);
+        }
         for (Node n : nodes) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("name", n.name());
@@ -62,10 +65,12 @@ final class ClusterJournal {
             Map<String, Object> entry = new LinkedHashMap<>((Map<String, Object>) o);
             j.nodes.put(String.valueOf(entry.get("name")), entry);
         }
+        // each node's state is read again from its own run.json at the end: what the first collection said of it is stale
+        j.journal.replaceReasons(j.journal.manifest().incompleteReasons().stream().filter(r -> !r.startsWith("node ")).toList());
         List<String> names = given.stream().map(Node::name).toList();
         if (!names.containsAll(j.nodes.keySet()) || !j.nodes.keySet().containsAll(names)) {
             throw new CollectException("run " + runDir + " was collected on nodes " + j.nodes.keySet() + ", not " + names
-                    + "; pass the same hosts as the first collection");
+                    + "; pass the same hosts as the first collection, or none (resume reads them from run.json)");
         }
         return j;
     }

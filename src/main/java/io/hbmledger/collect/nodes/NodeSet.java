@@ -41,6 +41,7 @@ public final class NodeSet {
     private final CollectSettings settings;
     private final PrintStream out;
     private final List<Collector> collectors = new ArrayList<>();
+    private Map<String, Object> connection = Map.of();
 
     /** @throws IllegalArgumentException when no node is given or two share a name */
     public NodeSet(List<Node> nodes, CollectSettings settings, PrintStream out) {
@@ -59,12 +60,21 @@ public final class NodeSet {
     }
 
     /**
+     * How the nodes were reached (key file, known_hosts, remote environment...), kept in the top
+     * run.json as {@code connection} so that a resume needs only the run directory; no secret in it.
+     */
+    public NodeSet recording(Map<String, Object> connection) {
+        this.connection = Map.copyOf(connection);
+        return this;
+    }
+
+    /**
      * Standalone on every node: each head starts its own server from {@code specOfNode} (given the
      * node's rank, 0 for the first host), measures it and stops it; each worker only samples, at the
      * same instants, and starts nothing.
      */
     public Collector.Outcome standalone(Path runDir, IntFunction<ExecutionSpec> specOfNode) throws IOException {
-        ClusterJournal top = ClusterJournal.create(runDir, "standalone", nodes);
+        ClusterJournal top = ClusterJournal.create(runDir, "standalone", nodes, connection);
         return collect(top, (c, n, dir, rank) -> n.role() == NodeRole.WORKER ? c.worker(dir, "standalone")
                 : c.standalone(dir, specOfNode.apply(rank)));
     }
@@ -79,7 +89,7 @@ public final class NodeSet {
             throw new CollectException(executionIds.size() + " execution ids for " + heads.size() + " head nodes; give one"
                     + " --attach id per node that runs a server, in the order of the hosts");
         }
-        ClusterJournal top = ClusterJournal.create(runDir, "attach", nodes);
+        ClusterJournal top = ClusterJournal.create(runDir, "attach", nodes, connection);
         return collect(top, (c, n, dir, rank) -> n.role() == NodeRole.WORKER ? c.worker(dir, "attach")
                 : c.attach(dir, executionIds.get(heads.indexOf(n))));
     }
@@ -87,11 +97,18 @@ public final class NodeSet {
     /**
      * Resume on every head whose sub-directory holds a run, once its execution stopped; a worker
      * (role from the run's own run.json) has no execution to resume and keeps what it took.
+     *
+     * @param expectedIds the execution each node's run must belong to, in node order (a worker's
+     *     entry is not used); null to take each node's run.json's
      */
-    public Collector.Outcome resume(Path runDir) throws IOException {
+    public Collector.Outcome resume(Path runDir, List<String> expectedIds) throws IOException {
+        if (expectedIds != null && expectedIds.size() != nodes.size()) {
+            throw new CollectException(expectedIds.size() + " execution ids for " + nodes.size() + " nodes; give one"
+                    + " --execution id per node, comma-separated in the order of the nodes, or none");
+        }
         ClusterJournal top = ClusterJournal.load(runDir, nodes);
         return collect(top, (c, n, dir, rank) -> top.role(n.name()) == NodeRole.WORKER ? kept(dir)
-                : c.resume(dir, null));
+                : c.resume(dir, expectedIds == null ? null : expectedIds.get(rank)));
     }
 
     /** A worker's earlier run as it is: sample-only, it has nothing that resume could add. */

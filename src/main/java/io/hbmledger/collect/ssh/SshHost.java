@@ -145,9 +145,16 @@ public final class SshHost implements Host {
         return ShellQuote.command(all, argv);
     }
 
+    /** @throws IOException when the host did not answer: a slow host is not one without the program */
     @Override
     public boolean hasCommand(String program) throws IOException {
-        return run(List.of("sh", "-c", "command -v \"$1\" >/dev/null", "sh", program), Map.of(), Duration.ofSeconds(20)).ok();
+        Duration wait = Duration.ofSeconds(60);
+        CommandResult r = run(List.of("sh", "-c", "command -v \"$1\" >/dev/null", "sh", program), Map.of(), wait);
+        if (r.timedOut()) {
+            throw new IOException("ssh " + name + ": 'command -v " + program + "' did not answer within " + wait.toSeconds()
+                    + " s; the host is slow or hung, so whether " + program + " is on its PATH is not known");
+        }
+        return r.ok();
     }
 
     @Override

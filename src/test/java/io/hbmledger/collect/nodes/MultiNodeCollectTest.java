@@ -175,7 +175,7 @@ class MultiNodeCollectTest {
         }
 
         cluster.hosts.get(1).comeBack();
-        Collector.Outcome resumed = nodeSet().resume(run);
+        Collector.Outcome resumed = nodeSet().resume(run, null);
 
         RunManifest after = RunDirectory.open(run).manifest();
         assertThat(resumed).as(output()).isEqualTo(Collector.Outcome.INCOMPLETE);

@@ -87,7 +87,7 @@ class NodeRolesTest {
 
         // resume leaves the worker's run as it is and never looks for an execution there
         Collector.Outcome resumed = new NodeSet(cluster.nodes, MultiNodeCollectTest.settings(),
-                new PrintStream(log, true, StandardCharsets.UTF_8)).resume(run);
+                new PrintStream(log, true, StandardCharsets.UTF_8)).resume(run, null);
         assertThat(resumed).isEqualTo(Collector.Outcome.COMPLETE);
         assertThat(RunDirectory.open(worker).manifest()).isEqualTo(w);
     }
