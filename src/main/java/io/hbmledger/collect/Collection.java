@@ -46,8 +46,10 @@ final class Collection {
         return journal;
     }
 
+    /** Takes the run's journal; from now on the host labels what it starts as this run's (see {@link Host#label}). */
     void journal(RunJournal j) {
         journal = j;
+        host.label(j.manifest().runId());
     }
 
     /** The journal, or null when a refused run removed its run.json again. */
