@@ -80,17 +80,8 @@ class SshResumeTest {
 
     /** Options and remote knobs that make {@code phase} last long enough to be caught. */
     static List<String> slowAt(String phase) {
-        Map<String, String> o = new LinkedHashMap<>();
-        o.put("--baseline-samples", "1");
-        o.put("--ready-samples", "1");
-        o.put("--after-samples", "1");
-        o.put("--sample-interval", "0.2");
-        o.put("--load-interval", "0.5");
-        o.put("--requests", "2");
-        o.put("--concurrency", "2");
-        o.put("--input-tokens", "8");
-        o.put("--output-tokens", "4");
-        o.put("--stop-timeout", "3");
+        Map<String, String> o = io.hbmledger.collect.QuickCollect.options();
+        o.put("--load-interval", "0.5");      // each load sample is an SSH round trip
         o.put("--export-timeout", "300");
         List<String> knobs = new ArrayList<>();
         switch (phase) {
