@@ -72,7 +72,7 @@ final class ResumeCollection {
     /**
      * Ends what the run's dead collector left running on the host (over SSH, its samplers, exports
      * and guards when the connection's end never reached the host), sparing the server's group, and
-     * says what it ended; run.json keeps the list under deployment.extra.resume_ended.
+     * says what it ended; run.json keeps the list under deployment.extra.resume_ended once the resume writes it.
      */
     private void endLeftovers(RunJournal journal, long serverPgid) throws IOException {
         String runId = journal.manifest().runId();
@@ -83,8 +83,8 @@ final class ResumeCollection {
         c.out.println("resume: ended on " + c.host.name() + " what the collector of " + runId + " left running"
                 + (serverPgid > 0 ? " (not the server, process group " + serverPgid + ")" : "") + ":");
         ended.forEach(l -> c.out.println("  " + c.redactor().text(l)));
+        // saved with what the resume goes on to write; a resume that then refuses writes nothing
         journal.deploymentExtra("resume_ended", ended.stream().map(c.redactor()::text).toList());
-        journal.save();
     }
 
     /**

@@ -211,6 +211,79 @@ class SshResumeTest {
         }
     }
 
+    /**
+     * An attached collection killed during the load while the host never saw the connection end:
+     * the resume ends its remote commands (a sampler's npu-smi) but never the attached server, then
+     * refuses while that server runs (exit 2, run.json unchanged); once it was stopped, the resume
+     * goes on and ends incomplete (load and after were not finished).
+     */
+    @org.junit.jupiter.api.Test
+    void resumeEndsAnAttachedRunsLeftoversButNeverItsServer() throws Exception {
+        link = new HeldLink(sshd.port);
+        Path knownHosts = tmp.resolve("known_hosts");
+        String[] line = Files.readString(sshd.knownHosts).strip().split(" ", 2);
+        Files.writeString(knownHosts, "[127.0.0.1]:" + link.port + " " + line[1] + "\n");
+        String target = sshd.user + "@127.0.0.1:" + link.port;
+        int port = SshCollectTest.freePort();
+        ExecutionStore store = new ExecutionStore(tmp.resolve("state"));
+        ExecutionRecord rec;
+        try (SshHost h = SshHost.connect(target, sshd.userKey, knownHosts, Map.of("PATH", BIN + ":/usr/local/bin:/usr/bin:/bin",
+                "FAKE_NPU_STATE", tmp.resolve("npu").toString(), "FAKE_TOKEN_DELAY", "1"), java.time.Duration.ofSeconds(20))) {
+            io.hbmledger.collect.Executions ex = new io.hbmledger.collect.Executions(h, store, tmp.resolve("remote-state").toString());
+            io.hbmledger.collect.ExecutionSpec spec = io.hbmledger.collect.ExecutionSpec.fromCommand(
+                    List.of("vllm", "serve", "m", "--port", Integer.toString(port)), null, List.of(0), Map.of(), null, null);
+            rec = ex.awaitReady(ex.start(spec, "exec-attached", "exec start"),
+                    new io.hbmledger.collect.ServerClient(h.reach(port), null), java.time.Duration.ofSeconds(30));
+        }
+        Path run = tmp.resolve("run");
+        String label = SshHost.LABEL + "=run-run";
+        Path calls = Files.createFile(tmp.resolve("npu-smi-calls"));
+        List<String> args = new ArrayList<>(connection(target, knownHosts));
+        args.addAll(List.of("--out", run.toString(), "--attach", rec.id(), "--ready-samples", "1", "--after-samples", "1",
+                "--requests", "2", "--output-tokens", "60", "--load-interval", "0.5", "--npu-smi-timeout", "300",
+                "--remote-env", "FAKE_NPU_SMI_CALLS=" + calls, "--remote-env", "FAKE_NPU_SMI_HANG_AFTER=100000"));
+        collector = cli(args, tmp.resolve("collect.out"));
+        waitForPhase(run, "load");
+        // from now on npu-smi hangs (the fake counts its calls in that file): a load sample's npu-smi
+        // stays on the host, labelled with the run
+        Files.writeString(calls, "x\n".repeat(100_001), java.nio.file.StandardOpenOption.APPEND);
+        waitUntil(() -> SshCollectTest.marked(label).stream().anyMatch(p -> p.contains(" sleep 600")), 60, "a labelled npu-smi");
+        new ProcessBuilder("kill", "-KILL", Long.toString(collector.pid())).start().waitFor();
+        assertThat(collector.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        RunManifest killed = RunDirectory.open(run).manifest();
+        Thread.sleep(1000);
+        assertThat(SshCollectTest.marked(label)).as("the host never saw the connection end").isNotEmpty();
+        byte[] json = Files.readAllBytes(run.resolve("run.json"));
+
+        List<String> resume = new ArrayList<>(List.of("--resume", run.toString(), "--execution", rec.id()));
+        resume.addAll(connection(target, knownHosts));
+        Process r = cli(resume, tmp.resolve("resume.out"));
+        assertThat(r.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        String out = Files.readString(tmp.resolve("resume.out"));
+        assertThat(r.exitValue()).as(out).isEqualTo(2);
+        assertThat(out).contains("resume: ended on " + target + " what the collector of run-run left running (not the server,"
+                + " process group " + rec.pgid() + ")", "npu-smi info",
+                "execution exec-attached is still running; stop it first with 'hbm-ledger exec stop exec-attached', then resume");
+        assertThat(SshCollectTest.marked(label)).as("nothing of the run left").isEmpty();
+        io.hbmledger.collect.LocalHost here = new io.hbmledger.collect.LocalHost();   // sshd runs on this machine
+        assertThat(here.groupMembers(rec.pgid())).as("the attached server still runs").isNotEmpty();
+        assertThat(Files.readAllBytes(run.resolve("run.json"))).as("a refused resume writes nothing").isEqualTo(json);
+
+        here.signalGroup(rec.pgid(), "INT");
+        waitUntil(() -> here.groupMembers(rec.pgid()).isEmpty(), 30, "the attached server stopped by its user");
+        Process again = cli(resume, tmp.resolve("resume2.out"));
+        assertThat(again.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        String out2 = Files.readString(tmp.resolve("resume2.out"));
+        assertThat(again.exitValue()).as(out2).isEqualTo(3);
+        RunManifest m = RunDirectory.open(run).manifest();
+        assertThat(m.status()).isEqualTo("incomplete");
+        assertThat(RunJournal.load(run).phasesDone()).doesNotContain("load", "after");
+        assertThat(m.incompleteReasons()).anyMatch(x -> x.startsWith("phase load was not finished"));
+        for (RunManifest.EvidenceEntry e : killed.evidence()) {
+            assertThat(m.evidence()).anyMatch(x -> x.file().equals(e.file()));
+        }
+    }
+
     List<String> connection(String target, Path knownHosts) {
         return List.of("--host", target, "--identity", sshd.userKey.toString(), "--known-hosts", knownHosts.toString(),
                 "--remote-state-dir", tmp.resolve("remote-state").toString(),
