@@ -47,8 +47,10 @@ final class Collection {
         return journal;
     }
 
+    /** Takes the run's journal; from now on the host labels what it starts as this run's (see {@link Host#label}). */
     void journal(RunJournal j) {
         journal = j;
+        host.label(j.manifest().runId());
         if (role != null) {
             j.extra("role", role);
         }

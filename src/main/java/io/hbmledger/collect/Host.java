@@ -80,6 +80,30 @@ public interface Host extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Marks every command started on this host from now on (samplers, exports, copies, the server of
+     * a standalone run, guards) as the work of collection {@code runId}, so that a later resume can
+     * find what a collector that died left behind ({@link #endLeftovers}). No-op where the
+     * collector's death already ends all its children (this machine: the process-group watchers).
+     */
+    default void label(String runId) {
+    }
+
+    /**
+     * Ends what collection {@code runId} left running on this host when its collector died without
+     * ending it (on another host: the connection's end never reached it, e.g. the network went away
+     * with the collector). Every process group holding a process labelled {@code runId} is killed,
+     * except process group {@code sparePgid} (the measured server: an attached one is never
+     * stopped, a standalone one is stopped gently by the caller). Call only while holding the
+     * devices' locks, so that no live collector of that run is at work.
+     *
+     * @param sparePgid a process group left alone, or -1 for none
+     * @return one line per process ended (pid, group, command), empty when none was left
+     */
+    default List<String> endLeftovers(String runId, long sparePgid) throws IOException {
+        return List.of();
+    }
+
     /** Host and port on this machine that reach TCP port {@code port} on the serving host. */
     java.net.InetSocketAddress reach(int port) throws IOException;
 

@@ -45,6 +45,7 @@ final class ResumeCollection {
             }
             lockAgainstARunningCollector(journal.manifest().deployment().devices(), journal);
             try {
+                endLeftovers(journal, -1);
                 journal.reason("the collection stopped in phase " + journal.manifest().phase() + ", before a server was started:"
                         + " nothing to resume; collect again with a new --out");
                 return c.ending.finish();
@@ -52,12 +53,72 @@ final class ResumeCollection {
                 c.releaseLocks();
             }
         }
-        ExecutionRecord rec = stoppedExecution(runDir, id, expectedExecutionId);
+        ExecutionRecord started = thisRunsExecution(runDir, id, expectedExecutionId);
         c.journal(journal);
+        c.redactor(started.redactor());
+        lockAgainstARunningCollector(started.devices(), journal);
+        ExecutionRecord rec;
+        try {
+            endLeftovers(journal, started.pgid());
+            rec = stopped(journal, started);
+        } catch (IOException | RuntimeException e) {
+            c.releaseLocks();
+            throw e;
+        }
         c.measured.record(rec);
-        c.redactor(rec.redactor());
-        lockAgainstARunningCollector(rec.devices(), journal);
         return c.ending.guarded(() -> redo(runDir, journal, rec));
+    }
+
+    /**
+     * Ends what the run's dead collector left running on the host (over SSH, its samplers, exports
+     * and guards when the connection's end never reached the host), sparing the server's group, and
+     * says what it ended; run.json keeps the list under deployment.extra.resume_ended once the resume writes it.
+     */
+    private void endLeftovers(RunJournal journal, long serverPgid) throws IOException {
+        String runId = journal.manifest().runId();
+        List<String> ended = c.host.endLeftovers(runId, serverPgid);
+        if (ended.isEmpty()) {
+            return;
+        }
+        c.out.println("resume: ended on " + c.host.name() + " what the collector of " + runId + " left running"
+                + (serverPgid > 0 ? " (not the server, process group " + serverPgid + ")" : "") + ":");
+        ended.forEach(l -> c.out.println("  " + c.redactor().text(l)));
+        // saved with what the resume goes on to write; a resume that then refuses writes nothing
+        journal.deploymentExtra("resume_ended", ended.stream().map(c.redactor()::text).toList());
+    }
+
+    /**
+     * The execution once it no longer runs. One this run started whose collector died (we hold its
+     * devices' locks) is stopped here, gently (SIGINT first, so msprof keeps its data); one it
+     * attached to is never stopped: the user stops it.
+     */
+    private ExecutionRecord stopped(RunJournal journal, ExecutionRecord rec) throws IOException {
+        if (!c.executions.alive(rec)) {
+            if (List.of("starting", "ready").contains(rec.state())) {
+                // its guard ended it with the collector; the record still said it ran
+                ExecutionRecord gone = rec.withState("stopped", RunJournal.now());
+                c.executions.store().save(gone);
+                return gone;
+            }
+            return rec;
+        }
+        if (!journal.manifest().runId().equals(rec.startedBy())) {
+            throw new CollectException("execution " + rec.id() + " is still running; stop it first with 'hbm-ledger exec stop "
+                    + rec.id() + "', then resume");
+        }
+        Executions.StopReport r = c.executions.stop(rec, c.settings.stop(), c.smi);
+        c.out.println("resume: execution " + rec.id() + ", started by this run, was still running on " + c.host.name()
+                + " after its collector died: " + r.detail());
+        if (!r.stopped()) {
+            throw new CollectException("execution " + rec.id() + " " + r.detail() + "; stop it with 'hbm-ledger exec stop "
+                    + rec.id() + "', then resume");
+        }
+        journal.deploymentExtra("stop", java.util.Map.of("detail", "stopped by resume: " + r.detail(), "last_signal", r.signal()));
+        if (Boolean.FALSE.equals(r.devicesReleased())) {
+            journal.reason("devices not released after stop: " + r.detail());
+        }
+        journal.save();
+        return c.executions.store().get(rec.id());
     }
 
     private Collector.Outcome redo(Path runDir, RunJournal journal, ExecutionRecord rec) throws IOException {
@@ -92,8 +153,8 @@ final class ResumeCollection {
         return c.ending.finish();
     }
 
-    /** The execution the run measured, once it no longer runs; refuses another id, host or one still running. */
-    private ExecutionRecord stoppedExecution(Path runDir, String id, String expectedExecutionId) throws IOException {
+    /** The execution the run measured; refuses another id or host. */
+    private ExecutionRecord thisRunsExecution(Path runDir, String id, String expectedExecutionId) throws IOException {
         if (expectedExecutionId != null && !expectedExecutionId.equals(id)) {
             throw new CollectException("run " + runDir + " measured execution " + id + ", not " + expectedExecutionId
                     + "; a run only continues with the execution it started with");
@@ -102,10 +163,6 @@ final class ResumeCollection {
         if (!rec.host().equals(c.host.name())) {
             throw new CollectException("execution " + id + " ran on " + rec.host() + ", not on " + c.host.name()
                     + "; pass the same --host as the first collection");
-        }
-        if (c.executions.alive(rec)) {
-            throw new CollectException("execution " + id + " is still running; stop it first with 'hbm-ledger exec stop "
-                    + id + "', then resume");
         }
         return rec;
     }

@@ -1,6 +1,7 @@
 package io.hbmledger.load;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.TextBytes;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.safetensors.CheckpointManifest;
@@ -87,7 +88,7 @@ public final class CheckpointLoader {
 
     /** A saved weights manifest; {@code shown} and {@code cited} as for {@link #load}. */
     CheckpointEvidence manifest(Path file, String shown, String cited) throws IOException, EvidenceException {
-        String text = Files.readString(file, StandardCharsets.UTF_8);
+        String text = TextBytes.utf8(file, shown);
         CheckpointManifest m = ManifestJson.read(shown, text);
         // Point at the index's total_size when the manifest holds one: the figure the total rests on.
         int line = TextLines.lineOf(text, "\"total_size\"", 0);
@@ -131,7 +132,7 @@ public final class CheckpointLoader {
             String name = p.getFileName().toString();
             switch (f.format()) {
                 case LFS_POINTER -> {
-                    List<LfsPointers.Pointer> pointers = LfsPointers.parse(Files.readString(p, StandardCharsets.UTF_8));
+                    List<LfsPointers.Pointer> pointers = LfsPointers.parse(TextBytes.utf8(p, s));
                     for (LfsPointers.Pointer ptr : pointers) {
                         lfs.add(new CheckpointManifest.LfsFile(ptr.name() == null ? name : ptr.name(), ptr.size()));
                     }
@@ -149,13 +150,13 @@ public final class CheckpointLoader {
                     sources.add(CheckpointSources.header(p, c));
                 }
                 case SAFETENSORS_INDEX -> {
-                    SafetensorsIndex idx = SafetensorsIndex.parse(s, Files.readString(p, StandardCharsets.UTF_8));
+                    SafetensorsIndex idx = SafetensorsIndex.parse(s, TextBytes.utf8(p, s));
                     index = new CheckpointManifest.Index(name, idx.totalSize(), new ArrayList<>(idx.weightMap().keySet()),
                             new ArrayList<>(idx.shards()));
                     sources.add(indexSource(c, idx));
                 }
                 case MODEL_CONFIG -> {
-                    config = Files.readString(p, StandardCharsets.UTF_8);
+                    config = TextBytes.utf8(p, s);
                     configShown = s;
                     configCited = c;
                 }
@@ -200,7 +201,7 @@ public final class CheckpointLoader {
         if (m.index() != null) {
             String s = shown + "/" + m.index().name();
             out.add(indexSource(cited + "/" + m.index().name(),
-                    SafetensorsIndex.parse(s, Files.readString(dir.resolve(m.index().name()), StandardCharsets.UTF_8))));
+                    SafetensorsIndex.parse(s, TextBytes.utf8(dir.resolve(m.index().name()), s))));
         }
         for (CheckpointManifest.File f : m.files()) {
             out.add(CheckpointSources.header(dir.resolve(f.name()), cited + "/" + f.name()));

@@ -51,18 +51,7 @@ class CollectInterruptTest {
 
     /** Settings that make {@code phase} last long enough to be caught. */
     List<String> slowAt(String phase) {
-        Map<String, String> o = new LinkedHashMap<>();
-        o.put("--baseline-samples", "1");
-        o.put("--ready-samples", "1");
-        o.put("--after-samples", "1");
-        o.put("--sample-interval", "0.2");
-        o.put("--load-interval", "0.2");
-        o.put("--requests", "2");
-        o.put("--concurrency", "2");
-        o.put("--input-tokens", "8");
-        o.put("--output-tokens", "4");
-        o.put("--stop-timeout", "3");
-        o.put("--export-timeout", "60");
+        Map<String, String> o = QuickCollect.options();
         switch (phase) {
             case "preflight" -> fake.env.put("FAKE_NPU_SMI_SLEEP", "90");
             case "baseline" -> o.put("--baseline-samples", "200");

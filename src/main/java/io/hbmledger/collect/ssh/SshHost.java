@@ -66,12 +66,33 @@ public final class SshHost implements Host {
             "trap '' TERM; kill -TERM 0 2>/dev/null",
             "exit $rc");
 
+    /** The environment variable that labels every remote command with its collection's run id ({@link #label}). */
+    public static final String LABEL = "HBM_LEDGER_COLLECTION";
+
+    // Lists the live processes labelled $1 (the whole string, NUL-ended in /proc/PID/environ) that
+    // are not in process group $2: pid, group and what runs, tab-separated; the wrappers of this
+    // class are named by what they wrap. Other users' environ cannot be read: grep skips them.
+    static final String LEFTOVERS_SCRIPT = String.join("\n",
+            "tag=$1; spare=$2",
+            "for p in $(grep -lszxF \"$LABEL_VAR=$tag\" /proc/[0-9]*/environ | cut -d/ -f3); do",
+            "  set -- $(ps -o pgid=,stat= -p \"$p\" 2>/dev/null)",
+            "  [ $# -ge 2 ] || continue",
+            "  case $2 in Z*) continue;; esac",
+            "  [ \"$1\" = \"$spare\" ] && continue",
+            "  a=$(ps -o args= -p \"$p\" 2>/dev/null)",
+            "  case $a in *hbm-ledger-run\\ *) a=\"wrapper of: ${a#*hbm-ledger-run }\";;"
+                    + " *hbm-ledger-guard\\ *) a=\"guard of process group ${a##* }\";; esac",
+            "  a=$(printf '%s' \"$a\" | cut -c1-300)",
+            "  printf '%s\\t%s\\t%s\\n' \"$p\" \"$1\" \"$a\"",
+            "done").replace("$LABEL_VAR", LABEL);
+
     private final Session session;
     private final String name;
     private final Map<String, String> env;
     private final Map<Integer, Integer> forwards = new HashMap<>();
     private final List<Channel> guards = new ArrayList<>();
     private final boolean keepRemote;
+    private volatile String label;
 
     private SshHost(Session session, String name, Map<String, String> env, boolean keepRemote) {
         this.session = session;
@@ -141,6 +162,10 @@ public final class SshHost implements Host {
 
     private String remote(List<String> argv, Map<String, String> extraEnv) {
         Map<String, String> all = new LinkedHashMap<>(env);
+        String l = label;
+        if (l != null) {
+            all.put(LABEL, l);
+        }
         all.putAll(extraEnv);
         return ShellQuote.command(all, argv);
     }
@@ -445,7 +470,7 @@ public final class SshHost implements Host {
     public void guardGroup(long pgid) throws IOException {
         try {
             ChannelExec ch = (ChannelExec) session.openChannel("exec");
-            ch.setCommand(ShellQuote.command(Map.of(), List.of("sh", "-c", GUARD_SCRIPT, "hbm-ledger-guard", Long.toString(pgid))));
+            ch.setCommand(remote(List.of("sh", "-c", GUARD_SCRIPT, "hbm-ledger-guard", Long.toString(pgid)), Map.of()));
             ch.setOutputStream(OutputStream.nullOutputStream());
             ch.setErrStream(OutputStream.nullOutputStream());
             ch.getOutputStream(); // keep stdin open: its EOF is the signal
@@ -453,6 +478,73 @@ public final class SshHost implements Host {
             guards.add(ch);
         } catch (JSchException e) {
             throw new IOException("cannot start the guard on " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Labels every command started from now on with {@link #LABEL}={@code runId} in its environment,
+     * which its children inherit: if the connection's end never reaches this host (the network went
+     * away with the collector), the guards and wrappers keep waiting, and a resume finds them by it.
+     */
+    @Override
+    public void label(String runId) {
+        label = runId;
+    }
+
+    @Override
+    public List<String> endLeftovers(String runId, long sparePgid) throws IOException {
+        List<String[]> found = leftovers(runId, sparePgid);
+        if (found.isEmpty()) {
+            return List.of();
+        }
+        Set<String> targets = new TreeSet<>();
+        for (String[] f : found) {
+            targets.add("-" + f[1]);   // the whole group: a child that dropped the label goes with it
+            targets.add(f[0]);
+        }
+        List<String> kill = new ArrayList<>(List.of("sh", "-c", "for t; do kill -KILL \"$t\" 2>/dev/null; done; exit 0", "sh"));
+        kill.addAll(targets);
+        run(kill, Map.of(LABEL, ""), Duration.ofSeconds(20));
+        List<String> ended = new ArrayList<>();
+        for (String[] f : found) {
+            ended.add("pid " + f[0] + " (process group " + f[1] + "): " + f[2].replaceAll("\\p{Cntrl}", "?"));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<String[]> left = leftovers(runId, sparePgid);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            sleep(200);
+            left = leftovers(runId, sparePgid);
+        }
+        for (String[] f : left) {
+            ended.add("still running after SIGKILL: pid " + f[0] + " (process group " + f[1] + ")");
+        }
+        return ended;
+    }
+
+    /** pid, process group and command of each live process labelled {@code runId} outside group {@code sparePgid}. */
+    private List<String[]> leftovers(String runId, long sparePgid) throws IOException {
+        // unlabelled itself (LABEL empty), so that this search never finds its own processes
+        CommandResult r = run(List.of("sh", "-c", LEFTOVERS_SCRIPT, "hbm-ledger-leftovers", runId, Long.toString(sparePgid)),
+                Map.of(LABEL, ""), Duration.ofSeconds(60));
+        if (!r.ok()) {
+            throw new IOException("cannot list what collection " + runId + " left running on " + name + ": " + r.stderrText().strip());
+        }
+        List<String[]> out = new ArrayList<>();
+        for (String line : r.stdoutText().split("\n")) {
+            String[] f = line.split("\t", 3);
+            if (f.length == 3 && f[0].matches("\\d+") && f[1].matches("\\d+")) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    private static void sleep(long ms) throws IOException {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
         }
     }
 

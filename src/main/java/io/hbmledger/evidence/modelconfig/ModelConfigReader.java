@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.modelconfig;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.TextBytes;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
@@ -9,8 +10,6 @@ import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +55,7 @@ public final class ModelConfigReader implements EvidenceReader {
             return new EvidenceFile(displayPath, EvidenceFormat.UNKNOWN, List.of(), List.of("line 1: a PEFT adapter_config.json, "
                     + "not a model's config.json: it sizes nothing; read the adapter's adapter_model.safetensors for its bytes"));
         }
-        return read(displayPath, Files.readString(file, StandardCharsets.UTF_8));
+        return read(displayPath, TextBytes.utf8(file, displayPath));
     }
 
     @Override

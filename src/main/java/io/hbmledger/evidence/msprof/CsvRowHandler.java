@@ -131,6 +131,12 @@ final class CsvRowHandler {
             if (v == Numbers.INVALID || s == null) {
                 continue;
             }
+            if (v > Tally.MAX_PLAUSIBLE_BYTES) {   // the message is made only then: this is the hot path
+                int f = from[i];
+                int t = to[i];
+                tally.beyondAnyDevice(v, row, "field " + (valueCols[i] + 1), () -> Numbers.text(b, f, t));
+                continue;
+            }
             if (s.addFast(v, tsNs, row, b, from[i], to[i])) {
                 continue;
             }
@@ -219,6 +225,11 @@ final class CsvRowHandler {
             }
             cellFrom = s[c];
             cellTo = e[c];
+            rowBuf = b;
+            if (v > Tally.MAX_PLAUSIBLE_BYTES) {
+                tally.beyondAnyDevice(v, row, "field " + (c + 1), cellText);
+                continue;
+            }
             stats[i].add(v, ts, row, cellText);
         }
     }
@@ -291,6 +302,10 @@ final class CsvRowHandler {
         String graph = Numbers.text(b, s[groupCol], e[groupCol]);
         cellFrom = s[c];
         cellTo = e[c];
+        rowBuf = b;
+        if (tally.beyondAnyDevice(v, row, "TOTAL Size", cellText)) {
+            return;
+        }
         tally.stats(MsprofQuantity.STATIC_GRAPH_TOTAL, device, graph).add(v, SeriesStats.NONE, row, cellText);
     }
 }

@@ -276,6 +276,9 @@ final class DbScan {
         }
         // a REAL column prints as written in plain digits (423690240.0, not 4.2369024E8)
         String text = v instanceof Double d ? java.math.BigDecimal.valueOf(d).toPlainString() : v.toString();
+        if (tally.beyondAnyDevice(bytes, row, q.contractName() + " value", () -> text)) {
+            return;
+        }
         tally.stats(q, device, component).add(bytes, tsNs, row, () -> text);
     }
 

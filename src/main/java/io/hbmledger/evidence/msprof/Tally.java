@@ -13,11 +13,8 @@ import java.util.Map;
  */
 final class Tally {
 
-    /**
-     * No accelerator holds more than 1 TiB (the largest have 192 GB of HBM): one operator allocation
-     * above that is a misread, e.g. a timestamp in microseconds read as a size in KB (1.7e18 bytes).
-     */
-    static final long MAX_PLAUSIBLE_BYTES = 1L << 40;
+    /** One operator allocation above what any device holds is a misread (see {@link PhysicalBounds}). */
+    static final long MAX_PLAUSIBLE_BYTES = io.hbmledger.evidence.PhysicalBounds.DEVICE_BYTES;
 
     /** How many row warnings one file keeps word for word; the rest are counted. */
     static final int MAX_WARNINGS = 20;
@@ -90,6 +87,20 @@ final class Tally {
         if (unreleased) {
             sums.unreleased += bytes;
         }
+    }
+
+    /**
+     * True, after a row warning, when one sample of {@code bytes} is more than any device holds: it
+     * is ignored, so that a misread (a mangled or shifted cell; MsprofFuzzTest found 4025750.0 KB,
+     * 3.8 TiB, taken as a module's peak) never becomes a series' peak or value at an instant.
+     */
+    boolean beyondAnyDevice(long bytes, long row, String what, SeriesStats.TextSource text) {
+        if (bytes <= MAX_PLAUSIBLE_BYTES) {
+            return false;
+        }
+        warn(row, what + " " + io.hbmledger.evidence.Quote.of(text.text()) + " is " + bytes
+                + " bytes, more than any device holds (1 TiB); value ignored");
+        return true;
     }
 
     OperatorSums operators(int device) {

@@ -1,12 +1,11 @@
 package io.hbmledger.evidence.safetensors;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.TextBytes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.charset.StandardCharsets;
@@ -64,7 +63,7 @@ public final class ModelDirectory {
                 throw new EvidenceException(shown, 0, "a zip archive (a PyTorch .bin/.pt checkpoint?), not safetensors: "
                         + "only safetensors headers are read; pass the model directory with its *.safetensors files");
             }
-            String text = readUtf8(path, shown);
+            String text = TextBytes.utf8(path, shown);
             String lead = text.stripLeading();
             if (!lead.startsWith("{")) {
                 throw new EvidenceException(shown, 1, "not JSON (starts with "
@@ -89,35 +88,6 @@ public final class ModelDirectory {
             throw new EvidenceException(e.getFile() == null ? shown : e.getFile(), 0, "no such file");
         } catch (IOException e) {
             throw new EvidenceException(shown, 0, "cannot read: " + e);
-        }
-    }
-
-    /**
-     * The file's text as UTF-8.
-     *
-     * @throws EvidenceException when the bytes are not UTF-8 (a binary file), naming the byte offset
-     */
-    static String readUtf8(Path p, String shown) throws IOException, EvidenceException {
-        byte[] bytes = Files.readAllBytes(p);
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-        } catch (CharacterCodingException e) {
-            int at = 0;
-            var dec = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT);
-            ByteBuffer in = ByteBuffer.wrap(bytes);
-            var r = dec.decode(in, java.nio.CharBuffer.allocate(bytes.length + 1), true);
-            if (r.isError()) {
-                at = in.position();
-            }
-            int line = 1;
-            for (int i = 0; i < at; i++) {
-                if (bytes[i] == '\n') {
-                    line++;
-                }
-            }
-            throw new EvidenceException(shown, line, "not UTF-8 text (byte " + at + " is not valid UTF-8): a binary file? "
-                    + "expected a model directory, a .safetensors file, or JSON text (config.json, an index, a weights manifest)");
         }
     }
 
@@ -154,7 +124,7 @@ public final class ModelDirectory {
         CheckpointManifest.Index index = null;
         Set<String> wanted = null;
         if (indexPath != null) {
-            String text = readUtf8(indexPath, indexPath.toString());
+            String text = TextBytes.utf8(indexPath, indexPath.toString());
             if (text.startsWith(LfsPointers.VERSION_PREFIX)) {
                 throw new EvidenceException(indexPath.toString(), 1, "the index is a Git LFS pointer; run `git lfs pull` in " + shown);
             }
@@ -172,7 +142,7 @@ public final class ModelDirectory {
             }
             long size = Files.size(p);
             if (isLfsPointer(p, size)) {
-                List<LfsPointers.Pointer> ptr = LfsPointers.parse(readUtf8(p, p.toString()));
+                List<LfsPointers.Pointer> ptr = LfsPointers.parse(TextBytes.utf8(p, p.toString()));
                 lfs.add(new CheckpointManifest.LfsFile(name, ptr.isEmpty() ? 0 : ptr.get(0).size()));
                 continue;
             }
@@ -180,7 +150,7 @@ public final class ModelDirectory {
             files.add(new CheckpointManifest.File(name, size, h.headerBytes(), h.tensors()));
         }
         Path config = dir.resolve("config.json");
-        String configJson = Files.isRegularFile(config) ? readUtf8(config, config.toString()) : null;
+        String configJson = Files.isRegularFile(config) ? TextBytes.utf8(config, config.toString()) : null;
         if (files.isEmpty() && lfs.isEmpty() && index == null && configJson == null) {
             throw new EvidenceException(shown, 0, "no weights here: expected *.safetensors files, "
                     + "model.safetensors.index.json or at least config.json; found none of them");
@@ -202,7 +172,7 @@ public final class ModelDirectory {
         SafetensorsHeader h = SafetensorsHeader.read(file, file.toString());
         Path dir = file.toAbsolutePath().getParent();
         Path config = dir == null ? null : dir.resolve("config.json");
-        String configJson = config != null && Files.isRegularFile(config) ? readUtf8(config, config.toString()) : null;
+        String configJson = config != null && Files.isRegularFile(config) ? TextBytes.utf8(config, config.toString()) : null;
         return new CheckpointManifest(file.toString(), List.of(new CheckpointManifest.File(file.getFileName().toString(), size,
                 h.headerBytes(), h.tensors())), List.of(), null, configJson);
     }

@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.safetensors;
 
 import io.hbmledger.evidence.EvidenceException;
+import io.hbmledger.evidence.TextBytes;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceReader;
@@ -73,8 +74,8 @@ public final class SafetensorsReader implements EvidenceReader {
     public EvidenceFile read(Path file, String displayPath, FileHead head) throws IOException, EvidenceException {
         Kind kind = kind(head).orElseThrow(() -> new EvidenceException(displayPath, 0, "not a safetensors file, index or LFS pointer"));
         return switch (kind) {
-            case LFS_POINTER -> lfs(displayPath, Files.readString(file, StandardCharsets.UTF_8));
-            case INDEX -> index(displayPath, Files.readString(file, StandardCharsets.UTF_8));
+            case LFS_POINTER -> lfs(displayPath, TextBytes.utf8(file, displayPath));
+            case INDEX -> index(displayPath, TextBytes.utf8(file, displayPath));
             case HEADER_JSON -> detachedHeader(displayPath, Files.readAllBytes(file));
             default -> header(displayPath, SafetensorsHeader.read(file, displayPath));
         };

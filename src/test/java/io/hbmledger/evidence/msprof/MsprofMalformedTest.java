@@ -47,6 +47,25 @@ class MsprofMalformedTest {
                 "row 3: last line is cut off (2 of 4 fields, no line break at the end of the file); row ignored");
     }
 
+    /**
+     * MsprofFuzzTest finding (kept as finding-module-peak-beyond-any-device): one APP sample of
+     * 4025750.0 MB (3.8 TiB) became the module's peak. Now it is ignored with a row warning and the
+     * peak is that of the plausible samples.
+     */
+    @Test
+    void aSampleBeyondAnyDeviceIsIgnoredAndNeverThePeak() throws Exception {
+        EvidenceFile f = read("npu_module_mem.csv", "Component,Timestamp(us),Total Reserved(MB),Device\n"
+                + "APP,1000.000\t,4025750.0,NPU:0\n"
+                + "APP,2000.000\t,2048.0,NPU:0\n");
+        // 4025750 MiB = 4221304832000 B > 2^40 = 1099511627776 B; the peak is row 2, 2048 MiB = 2147483648 B
+        Observation o = only(f, "module_reserved_peak", "APP");
+        assertThat(o.bytes()).isEqualTo(2_147_483_648L);
+        assertThat(o.line()).isEqualTo(2);
+        assertThat(o.context().samples()).isEqualTo(1L);
+        assertThat(f.warnings()).containsExactly(
+                "row 1: field 3 '4025750.0' is 4221304832000 bytes, more than any device holds (1 TiB); value ignored");
+    }
+
     @Test
     void unknownColumnsAreNamedAndIgnored() throws Exception {
         EvidenceFile f = read("memory_record.csv",

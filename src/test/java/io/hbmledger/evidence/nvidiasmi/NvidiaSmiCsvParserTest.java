@@ -22,6 +22,23 @@ class NvidiaSmiCsvParserTest {
 
     private static final long MIB = 1L << 20;
 
+    /**
+     * NvidiaSmiFuzzTest finding (kept as finding-used-beyond-any-device): "8318311 MiB" used on one
+     * GPU, 7.9 TiB, was taken as read. Now it is left absent with a warning naming it; the rest of
+     * the file stays.
+     */
+    @Test
+    void aMemoryFigureBeyondAnyDeviceIsLeftAbsentWithAWarning() {
+        SmiParse p = NvidiaSmiCsvParser.parse("index, memory.used [MiB], memory.total [MiB]\n0, 103 MiB, 16303 MiB\n"
+                + "1, 8318311 MiB, 16302 MiB\n");
+        assertThat(one(p, "fb_used", "gpu:0").bytes()).isEqualTo(103 * MIB);
+        assertThat(all(p, "fb_used", "gpu:1")).isEmpty();
+        assertThat(one(p, "fb_total", "gpu:1").bytes()).isEqualTo(16302 * MIB);
+        // 8318311 x 1048576 = 8722381275136 bytes > 2^40
+        assertThat(p.warnings()).containsExactly("line 2: fb_used '8318311 MiB' is 8722381275136 bytes, more than any device"
+                + " holds (1 TiB); left absent");
+    }
+
     @Test
     void readsCorpusQueryGpuCsv() throws IOException {
         SmiParse p = NvidiaSmiCsvParser.parse(Files.readString(
