@@ -75,12 +75,6 @@ final class LaneLoop {
 
     /** The shape of the last plain row (single-amount layouts only; see {@link RowTemplate}). */
     private final RowTemplate template;
-    /** The amount's cell bytes (up to 16, masked) and value of the last row read; -1: none. */
-    private long lastCell0;
-    private long lastCell1;
-    private long cellMask0;
-    private long cellMask1;
-    private long lastAmount;
     /** True when the last {@link #rows} call stopped at a row that may continue past the buffer. */
     private boolean needMore;
 
@@ -170,14 +164,11 @@ final class LaneLoop {
         return needMore;
     }
 
-    /** The template and the last amount are no longer this series' (a new lane, device or odd row). */
+    /** The template is no longer this series' (a new lane or device, or an odd row). */
     private void forget() {
         if (template != null) {
             template.len = 0;
         }
-        cellMask0 = 0;
-        cellMask1 = 0;
-        lastCell0 = -1; // no masked cell equals it
     }
 
     /**
@@ -192,75 +183,56 @@ final class LaneLoop {
         return template != null ? rowsOfOneAmount(b, p, n, row) : rowsByCells(b, p, n, row);
     }
 
-    /** {@link #rows} for layouts with one amount: through the template when the row fits it. */
+    /**
+     * {@link #rows} for layouts with one amount: through the template when the row fits it. Every
+     * way out is one branch ({@code end < 0}), taken once per call, and the rare cases (a time or
+     * amount beyond a long, another device) only set {@code end}: no branch here is one that
+     * real data may leave untaken for millions of rows and then take (see the class comment).
+     */
     private int rowsOfOneAmount(byte[] b, int p, int n, long row) {
         int done = 0;
-        boolean more = false;
         SeriesStats series = stats == null ? null : stats[0];
         RowTemplate t = template;
+        long unit = units[0];
         while (true) {
             int len = t.len;
-            if (len > 0 && p + len > n) {
-                more = true; // the next row is probably cut by the buffer's end
-                break;
-            }
             long ts;
             long v;
             int end;
             int from;
             int to;
-            if (len > 0 && t.fits(b, p)) {
+            if (len > 0 && p + len > n) {
+                // the next row is probably cut by the buffer's end: more data first (the
+                // template stays: the rows after the refill are likely of its shape too)
+                break;
+            } else if (len > 0 && t.fits(b, p)) {
                 long micros = t.micros(b, p);
                 ts = t.nanos(b, p, micros);
-                if (micros > TS_LIMIT | t.device(b, p, device) != device) {
-                    break;
-                }
+                RowTemplate.Number a = t.amount;
+                v = bytes(a.whole(b, p) * POW10[a.frac] + a.fraction(b, p), unit, a.frac);
+                boolean ok = micros <= TS_LIMIT & t.device(b, p, device) == device & v != OVERFLOW;
+                v = t.amountPresent ? v : Numbers.INVALID;
                 from = p + t.amountFrom;
                 to = p + t.amountTo;
-                long cell0 = word(b, from) & cellMask0;
-                long cell1 = word(b, from + 8) & cellMask1;
-                if (cell0 == lastCell0 & cell1 == lastCell1) {
-                    v = lastAmount; // the same cell as the row before
-                } else {
-                    RowTemplate.Number a = t.amount;
-                    v = bytes(a.whole(b, p) * POW10[a.frac] + a.fraction(b, p), units[0], a.frac);
-                    if (v == OVERFLOW) {
-                        break;
-                    }
-                    lastCell0 = cell0;
-                    lastCell1 = cell1;
-                    lastAmount = v;
-                }
-                v = t.amountPresent ? v : Numbers.INVALID;
-                end = p + len - 1;
+                end = ok ? p + len - 1 : -1;
             } else {
+                // the lane's bytes, then the cells one by one (in a call: not the common case)
                 int lane = laneLen;
-                if (lane == 0 || p + lane >= n || !matches(b, p)) {
-                    break;
-                }
+                boolean laned = lane > 0 & p + lane < n && matches(b, p);
                 forget();
-                end = cells(b, p, p + lane, n);
-                if (end < 0) {
-                    break;
-                }
-                RowTemplate.Number a = t.amount;
-                v = values[0] == Numbers.INVALID ? Numbers.INVALID : bytes(values[0], units[0], a.frac);
-                if (v == OVERFLOW) {
-                    break;
-                }
-                t.learn(b, p, end, lane);
-                int cell = t.amountTo - t.amountFrom;
-                if (cell <= 16) {
-                    from = p + t.amountFrom;
-                    cellMask0 = Swar.FIRST_BYTES[Math.min(cell, 8)];
-                    cellMask1 = Swar.FIRST_BYTES[Math.max(cell - 8, 0)];
-                    lastCell0 = word(b, from) & cellMask0;
-                    lastCell1 = word(b, from + 8) & cellMask1;
-                    lastAmount = v;
-                }
+                end = laned ? cells(b, p, p + lane, n) : -1;
+                long m = values[0];
+                v = m == Numbers.INVALID ? m : bytes(m, unit, valueFrac[0]);
+                end = v == OVERFLOW ? -1 : end;
                 ts = rowTs;
                 from = valueFrom[0];
                 to = valueTo[0];
+                if (end >= 0) {
+                    t.learn(b, p, end, lane);
+                }
+            }
+            if (end < 0) {
+                break;
             }
             if (v != Numbers.INVALID & series != null) {
                 series.addFast(v, ts, row + done, b, from, to);
@@ -269,7 +241,7 @@ final class LaneLoop {
             p = end + 1;
         }
         count = done;
-        needMore = more;
+        needMore = t.len > 0 && p + t.len > n;
         return p;
     }
 
@@ -317,15 +289,10 @@ final class LaneLoop {
      */
     private static long bytes(long mantissa, long unit, int frac) {
         long lo = mantissa * unit;
-        if (Math.multiplyHigh(mantissa, unit) != 0 | lo < 0) {
-            return OVERFLOW;
-        }
-        if (frac == 0) {
-            return lo;
-        }
         long div = POW10[frac];
-        long q = lo / div;
-        return q + ((lo - q * div) * 2 >= div ? 1 : 0);
+        long q = Swar.divPow10(lo, frac);
+        q += (lo - q * div) * 2 >= div ? 1 : 0;
+        return Math.multiplyHigh(mantissa, unit) != 0 | lo < 0 ? OVERFLOW : q;
     }
 
     /**
@@ -389,7 +356,7 @@ final class LaneLoop {
                 // 16+ integer digits, 8+ decimals, 18+ digits in all, a lone dot: line()'s
                 bad |= d2 == 8 | f == 8 | digits > 17 | (digits == 0 & dot != 0);
                 values[k] = digits == 0 ? Numbers.INVALID : m; // an empty cell is absent, not 0
-                valueFrac[k] = f;
+                valueFrac[k] = Math.min(f, 7); // 8 is a bad row: any value will do, in range
                 valueFrom[k] = start;
                 valueTo[k] = i;
                 if (t != null) {

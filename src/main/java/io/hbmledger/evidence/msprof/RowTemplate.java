@@ -46,6 +46,8 @@ final class RowTemplate {
     /** The device's digits after the lane (a torch_npu layout), 0 when the lane holds the device. */
     private int deviceOff;
     private int deviceDigits;
+    private long deviceMask;
+    private int deviceShift;
 
     /** Digits as written, read at fixed offsets. */
     static final class Number {
@@ -106,6 +108,8 @@ final class RowTemplate {
     void device(int off, int count) {
         deviceOff = off;
         deviceDigits = count;
+        deviceMask = FIRST_BYTES[count];
+        deviceShift = shift(count);
     }
 
     /** The time's integer part (microseconds). */
@@ -120,7 +124,8 @@ final class RowTemplate {
 
     /** The device after the lane, or {@code same} when the lane holds the device. */
     int device(byte[] b, int p, int same) {
-        return deviceDigits == 0 ? same : (int) parseDigits(word(b, p + deviceOff), deviceDigits);
+        int read = (int) parseDigits(word(b, p + deviceOff), deviceMask, deviceShift);
+        return deviceDigits == 0 ? same : read;
     }
 
     /** True when the row at {@code p} has this template's shape; {@code p + len} must be in the buffer. */
