@@ -22,9 +22,6 @@ final class CsvFileScan {
     /** Files smaller than this are read as one part: splitting costs more than it saves. */
     static final long MIN_PART = 32L << 20;
 
-    /** Files from this size on get the fast path's JIT warm-up (see {@link FastPathWarmUp}). */
-    static final long WARM_UP_FROM = 16L << 20;
-
     private final Path file;
     private final CsvLayout layout;
     private final long headerEnd;
@@ -117,9 +114,6 @@ final class CsvFileScan {
             parts = split(parallelism);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
-        }
-        if (fast && size - headerEnd > WARM_UP_FROM) {
-            FastPathWarmUp.beforeLargeRead();
         }
         List<CompletableFuture<Tally>> futures = new ArrayList<>();
         for (long[] p : parts) {

@@ -75,6 +75,12 @@ final class LaneLoop {
 
     /** The shape of the last plain row (single-amount layouts only; see {@link RowTemplate}). */
     private final RowTemplate template;
+    /** The amount's cell (up to 16 bytes, masked; -1: none) in the last row read, and its value. */
+    private long lastCell0;
+    private long lastCell1;
+    private long cellMask0;
+    private long cellMask1;
+    private long lastAmount;
     /** True when the last {@link #rows} call stopped at a row that may continue past the buffer. */
     private boolean needMore;
 
@@ -164,11 +170,14 @@ final class LaneLoop {
         return needMore;
     }
 
-    /** The template is no longer this series' (a new lane or device, or an odd row). */
+    /** The template and the last amount are no longer this series' (a new lane or device, or an odd row). */
     private void forget() {
         if (template != null) {
             template.len = 0;
         }
+        cellMask0 = 0;
+        cellMask1 = 0;
+        lastCell0 = -1; // no masked cell equals it
     }
 
     /**
@@ -194,6 +203,13 @@ final class LaneLoop {
         SeriesStats series = stats == null ? null : stats[0];
         RowTemplate t = template;
         long unit = units[0];
+        // the samples' times, added to the series once at the end (SeriesStats.addTimes)
+        long samples = 0;
+        long first = SeriesStats.NONE;
+        long last = series == null ? SeriesStats.NONE : series.lastInOrderTsNs;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        long gap = 0;
         while (true) {
             int len = t.len;
             long ts;
@@ -208,12 +224,21 @@ final class LaneLoop {
             } else if (len > 0 && t.fits(b, p)) {
                 long micros = t.micros(b, p);
                 ts = t.nanos(b, p, micros);
-                RowTemplate.Number a = t.amount;
-                v = bytes(a.whole(b, p) * POW10[a.frac] + a.fraction(b, p), unit, a.frac);
-                boolean ok = micros <= TS_LIMIT & t.device(b, p, device) == device & v != OVERFLOW;
-                v = t.amountPresent ? v : Numbers.INVALID;
                 from = p + t.amountFrom;
                 to = p + t.amountTo;
+                long cell0 = word(b, from) & cellMask0;
+                long cell1 = word(b, from + 8) & cellMask1;
+                if (cell0 == lastCell0 & cell1 == lastCell1) {
+                    v = lastAmount; // the cell of the row before: most series hold a value for long
+                } else {
+                    RowTemplate.Number a = t.amount;
+                    v = bytes(a.whole(b, p) * POW10[a.frac] + a.fraction(b, p), unit, a.frac);
+                    lastCell0 = cell0;
+                    lastCell1 = cell1;
+                    lastAmount = v;
+                }
+                boolean ok = micros <= TS_LIMIT & t.device(b, p, device) == device & v != OVERFLOW;
+                v = t.amountPresent ? v : Numbers.INVALID;
                 end = ok ? p + len - 1 : -1;
             } else {
                 // the lane's bytes, then the cells one by one (in a call: not the common case)
@@ -228,21 +253,45 @@ final class LaneLoop {
                 from = valueFrom[0];
                 to = valueTo[0];
                 if (end >= 0) {
-                    t.learn(b, p, end, lane);
+                    learn(b, p, end, lane, v);
                 }
             }
             if (end < 0) {
                 break;
             }
             if (v != Numbers.INVALID & series != null) {
-                series.addFast(v, ts, row + done, b, from, to);
+                series.addValueFast(v, ts, row + done, b, from, to);
+                first = samples == 0 ? ts : first;
+                samples++;
+                min = Math.min(min, ts);
+                max = Math.max(max, ts);
+                gap = Math.max(gap, ts - last); // negative after NONE: no gap before a first sample
+                last = ts;
             }
             done++;
             p = end + 1;
         }
+        if (samples > 0) {
+            series.addTimes(samples, first, last, min, max, gap);
+        }
         count = done;
         needMore = t.len > 0 && p + t.len > n;
         return p;
+    }
+
+    /** Makes the row at {@code p} the template, its amount's cell (up to 16 bytes) the last one read. */
+    private void learn(byte[] b, int p, int end, int lane, long amount) {
+        RowTemplate t = template;
+        t.learn(b, p, end, lane);
+        int cell = t.amountTo - t.amountFrom;
+        if (t.len > 0 && cell <= 16) {
+            int from = p + t.amountFrom;
+            cellMask0 = FIRST_BYTES[Math.min(cell, 8)];
+            cellMask1 = FIRST_BYTES[Math.max(cell - 8, 0)];
+            lastCell0 = word(b, from) & cellMask0;
+            lastCell1 = word(b, from + 8) & cellMask1;
+            lastAmount = amount;
+        }
     }
 
     /** {@link #rows} for layouts with several amounts (memory_record): each row cell by cell. */

@@ -146,6 +146,41 @@ final class SeriesStats {
         return true;
     }
 
+    /**
+     * {@link #addFast} but for the times and the count, which the caller adds for a run of
+     * samples with {@link #addTimes}: the reader's hot loop keeps them in registers.
+     */
+    void addValueFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        if (bytes > peak) {
+            peakFast(bytes, tsNs, row, buf, from, to);
+        }
+        if (tsNs >= windowFromNs && bytes > winPeak) {
+            windowPeakFast(bytes, tsNs, row, buf, from, to);
+        }
+        if (instantsNs.length != 0) {
+            instantsFast(bytes, tsNs, row, buf, from, to);
+        }
+    }
+
+    /**
+     * Adds {@code count} timed samples whose values went through {@link #addValueFast}, in file
+     * order from {@code firstTsNs} to {@code lastTsNs}, after this series' samples so far: as
+     * many calls of {@link #timed} would.
+     *
+     * @param maxGapNs the largest gap between consecutive ones, the first one's from the last
+     *     sample before them included
+     */
+    void addTimes(long count, long firstTsNs, long lastTsNs, long minNs, long maxNs, long maxGapNs) {
+        samples += count;
+        minTsNs = Math.min(minTsNs, minNs);
+        maxTsNs = Math.max(maxTsNs, maxNs);
+        if (firstInOrderTsNs == NONE) {
+            firstInOrderTsNs = firstTsNs;
+        }
+        this.maxGapNs = Math.max(this.maxGapNs, maxGapNs);
+        lastInOrderTsNs = lastTsNs;
+    }
+
     private void peakFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
         peakCell.set(buf, from, to);
         peak = bytes;
