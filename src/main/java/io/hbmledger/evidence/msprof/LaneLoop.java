@@ -189,6 +189,12 @@ final class LaneLoop {
      * @return the start of the first row not read
      */
     int rows(byte[] b, int p, int n, long row) {
+        if (laneLen == 0 || stats == null) {
+            // no lane: nothing for the loops, which then never see a null series
+            count = 0;
+            needMore = false;
+            return p;
+        }
         return template != null ? rowsOfOneAmount(b, p, n, row) : rowsByCells(b, p, n, row);
     }
 
@@ -200,13 +206,13 @@ final class LaneLoop {
      */
     private int rowsOfOneAmount(byte[] b, int p, int n, long row) {
         int done = 0;
-        SeriesStats series = stats == null ? null : stats[0];
+        SeriesStats series = stats[0]; // one amount: its series is never null
         RowTemplate t = template;
         long unit = units[0];
         // the samples' times, added to the series once at the end (SeriesStats.addTimes)
         long samples = 0;
         long first = SeriesStats.NONE;
-        long last = series == null ? SeriesStats.NONE : series.lastInOrderTsNs;
+        long last = series.lastInOrderTsNs;
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         long gap = 0;
@@ -259,7 +265,7 @@ final class LaneLoop {
             if (end < 0) {
                 break;
             }
-            if (v != Numbers.INVALID & series != null) {
+            if (v != Numbers.INVALID) {
                 series.addValueFast(v, ts, row + done, b, from, to);
                 first = samples == 0 ? ts : first;
                 samples++;
@@ -271,9 +277,7 @@ final class LaneLoop {
             done++;
             p = end + 1;
         }
-        if (samples > 0) {
-            series.addTimes(samples, first, last, min, max, gap);
-        }
+        series.addTimes(samples, first, last, min, max, gap); // no samples: changes nothing
         count = done;
         needMore = t.len > 0 && p + t.len > n;
         return p;
