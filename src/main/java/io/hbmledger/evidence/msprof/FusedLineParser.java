@@ -1,10 +1,8 @@
 package io.hbmledger.evidence.msprof;
 
 import static io.hbmledger.evidence.msprof.Swar.COMMAS;
-import static io.hbmledger.evidence.msprof.Swar.FIRST_BYTES;
 import static io.hbmledger.evidence.msprof.Swar.NEWLINES;
 import static io.hbmledger.evidence.msprof.Swar.POW10;
-import static io.hbmledger.evidence.msprof.Swar.QUOTES;
 import static io.hbmledger.evidence.msprof.Swar.digitCount;
 import static io.hbmledger.evidence.msprof.Swar.eq;
 import static io.hbmledger.evidence.msprof.Swar.parseDigits;
@@ -157,19 +155,8 @@ final class FusedLineParser {
             byte kind = col < fieldCount ? kinds[col] : SKIP;
             switch (kind) {
                 case SKIP -> {
-                    while (true) {
-                        long w = word(b, i);
-                        long m = eq(w, COMMAS) | eq(w, NEWLINES) | eq(w, QUOTES) | eq(w, 0);
-                        if (m != 0) {
-                            i += Long.numberOfTrailingZeros(m) >>> 3;
-                            break;
-                        }
-                        i += 8;
-                        if (i >= n) {
-                            return NEED_MORE;
-                        }
-                    }
-                    if (i >= n) {
+                    i = Swar.cellEnd(b, i, n);
+                    if (i < 0 || i >= n) {
                         return NEED_MORE;
                     }
                     if (b[i] == '"' || b[i] == 0) {

@@ -1,12 +1,8 @@
 package io.hbmledger.evidence.msprof;
 
-import static io.hbmledger.evidence.msprof.Swar.COMMAS;
 import static io.hbmledger.evidence.msprof.Swar.FIRST_BYTES;
-import static io.hbmledger.evidence.msprof.Swar.NEWLINES;
 import static io.hbmledger.evidence.msprof.Swar.POW10;
-import static io.hbmledger.evidence.msprof.Swar.QUOTES;
 import static io.hbmledger.evidence.msprof.Swar.digitCount;
-import static io.hbmledger.evidence.msprof.Swar.eq;
 import static io.hbmledger.evidence.msprof.Swar.parseDigits;
 import static io.hbmledger.evidence.msprof.Swar.word;
 
@@ -443,17 +439,9 @@ final class LaneLoop {
                 }
                 i += k;
             } else {
-                while (true) {
-                    long w = word(b, i);
-                    long stop = eq(w, COMMAS) | eq(w, NEWLINES) | eq(w, QUOTES) | eq(w, 0);
-                    if (stop != 0) {
-                        i += Long.numberOfTrailingZeros(stop) >>> 3;
-                        break;
-                    }
-                    i += 8;
-                    if (i >= n) {
-                        return -1;
-                    }
+                i = Swar.cellEnd(b, i, n);
+                if (i < 0) {
+                    return -1;
                 }
                 bad |= b[i] == '"' | b[i] == 0;
             }

@@ -49,6 +49,27 @@ final class Swar {
         return (Math.multiplyHigh(x, DIV_MAGIC[f]) + x) >>> DIV_SHIFT[f];
     }
 
+    /**
+     * The end of the unquoted cell at {@code b[i..]}: the index of its first comma, line feed,
+     * double quote or NUL byte (what ends it, or what the fast paths leave to the general one),
+     * a word at a time; -1 when none comes before {@code n}. May read up to 8 bytes past
+     * {@code n}; the index returned may be {@code n} or past it only when that byte lies in the
+     * last word read.
+     */
+    static int cellEnd(byte[] b, int i, int n) {
+        while (true) {
+            long w = word(b, i);
+            long stop = eq(w, COMMAS) | eq(w, NEWLINES) | eq(w, QUOTES) | eq(w, 0);
+            if (stop != 0) {
+                return i + (Long.numberOfTrailingZeros(stop) >>> 3);
+            }
+            i += 8;
+            if (i >= n) {
+                return -1;
+            }
+        }
+    }
+
     /** The eight bytes at {@code b[i..i+7]}, little-endian. */
     static long word(byte[] b, int i) {
         return (long) LONGS.get(b, i);

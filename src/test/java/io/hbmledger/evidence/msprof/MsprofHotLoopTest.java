@@ -46,17 +46,6 @@ class MsprofHotLoopTest {
         pool.shutdownNow();
     }
 
-    private static String header(String layout) {
-        return switch (layout) {
-            case "module_kb" -> "Device_id,Component,Timestamp(us),Total Reserved(KB),Device";
-            case "module_mb" -> "Component,Timestamp(us),Total Reserved(MB),Device";
-            case "npu_mem" -> "Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)";
-            case "record" -> "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),"
-                    + "Stream Ptr,Device Type";
-            default -> throw new IllegalArgumentException(layout);
-        };
-    }
-
     /** A plain row of the layout: device, group, time (us with 3 decimals) and amount as given. */
     private static String row(String layout, int dev, String group, String ts, String amount, String tail) {
         return switch (layout) {
@@ -91,7 +80,7 @@ class MsprofHotLoopTest {
         Random r = new Random(seed);
         String[] groups = layout.equals("npu_mem") ? new String[] {"app", "device"}
                 : new String[] {"SLOG", "HCCL", "APP", "ASCENDCKERNEL", "MDCPERCEPTION", "RUNTIME"};
-        StringBuilder sb = new StringBuilder(header(layout)).append('\n');
+        StringBuilder sb = new StringBuilder(MsprofFastPathQuirksTest.header(layout)).append('\n');
         long us = 1_736_408_883_657_146L;
         int rows = 0;
         for (int run = 0; run < 24; run++) {
@@ -148,7 +137,7 @@ class MsprofHotLoopTest {
     void aNulByteInTheLastCellIgnoresTheRowOnEveryPath() throws Exception {
         // line() took such a row as clean before (the NUL sat in a cell it skips)
         Path p = dir.resolve("npu_module_mem_nul.csv");
-        Files.writeString(p, header("module_kb") + "\n0,SLOG,1736408883657146.822\t,5.0,NPU:0\n"
+        Files.writeString(p, MsprofFastPathQuirksTest.header("module_kb") + "\n0,SLOG,1736408883657146.822\t,5.0,NPU:0\n"
                 + "0,SLOG,1736408883677146.822\t,7.0,NPU:\0\n0,SLOG,1736408883697146.822\t,6.0,NPU:0\n",
                 StandardCharsets.ISO_8859_1);
         MsprofFileResult general = read(p, MsprofPass.of(Map.of()), s -> s.withFastPath(false));
