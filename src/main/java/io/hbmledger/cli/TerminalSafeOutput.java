@@ -44,10 +44,12 @@ final class TerminalSafeOutput extends FilterOutputStream {
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         // runs of plain bytes go through in one write; only the bytes that need a look go one by one
+        // (line ends, tabs and carriage returns are plain: one write per line of a large JSON
+        // document was 22,000 flushed writes, ~0.2 s of a 1 GiB msprof read, issue 17)
         int run = off;
         for (int i = off; i < off + len; i++) {
             int v = b[i] & 0xff;
-            if (v < 0x20 || v == 0x7f || v == 0xc2 || pendingC2) {
+            if (v < 0x20 && v != '\n' && v != '\t' && v != '\r' || v == 0x7f || v == 0xc2 || pendingC2) {
                 out.write(b, run, i - run);
                 write(v);
                 run = i + 1;

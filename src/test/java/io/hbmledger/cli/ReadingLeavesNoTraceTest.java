@@ -65,6 +65,31 @@ class ReadingLeavesNoTraceTest {
     }
 
     @Test
+    void plainLinesPassInOneWrite() throws Exception {
+        // stdout flushes each write: a JSON document written line by line was 22,000 system
+        // calls for a 1 GiB msprof export (issue 17); line ends, tabs and CRs need no look
+        java.util.List<Integer> writes = new java.util.ArrayList<>();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream() {
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                writes.add(len);
+                super.write(b, off, len);
+            }
+
+            @Override
+            public synchronized void write(int b) {
+                writes.add(1);
+                super.write(b);
+            }
+        };
+        String doc = "{\n\t\"a\": 1,\r\n".repeat(500) + "}\n";
+        byte[] utf8 = doc.getBytes(StandardCharsets.UTF_8);
+        new TerminalSafeOutput(bytes).write(utf8, 0, utf8.length);
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).isEqualTo(doc);
+        assertThat(writes).containsExactly(utf8.length);
+    }
+
+    @Test
     void aFileNameWithAnEscapeSequenceReachesTheTerminalEscaped() throws Exception {
         Path evil = Files.writeString(tmp.resolve("smi\u001b[2J.txt"), "not evidence at all\n");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

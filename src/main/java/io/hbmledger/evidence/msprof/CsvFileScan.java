@@ -19,11 +19,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class CsvFileScan {
 
-    /** Files smaller than this are read as one part: splitting costs more than it saves. */
-    static final long MIN_PART = 32L << 20;
-
-    /** Files from this size on get the fast path's JIT warm-up (see {@link FusedLineParser#warmUp}). */
-    static final long WARM_UP_FROM = 64L << 20;
+    /**
+     * Files smaller than this are read as one part: splitting costs more than it saves. Not
+     * more: a 32 MiB npu_mem file read as one part kept one core idle for ~0.3 s of a cold JVM
+     * (issue 17); parts cost a file open and a small tally each.
+     */
+    static final long MIN_PART = 8L << 20;
 
     private final Path file;
     private final CsvLayout layout;
@@ -117,9 +118,6 @@ final class CsvFileScan {
             parts = split(parallelism);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
-        }
-        if (fast && size - headerEnd > WARM_UP_FROM) {
-            FusedLineParser.warmUp(layout);
         }
         List<CompletableFuture<Tally>> futures = new ArrayList<>();
         for (long[] p : parts) {

@@ -104,6 +104,13 @@ final class CsvScanner {
             outer:
             while (true) {
                 if (fused != null) {
+                    // the hot loop first: rows that continue the last clean row's series (a
+                    // lane is kept across refills of the buffer)
+                    lineStart = fused.laneRows(buf, lineStart, n, row + 1);
+                    row += fused.laneRows();
+                    if (fused.laneNeedsMore() && !atEnd) {
+                        break; // read on before the next row: it may continue past the buffer
+                    }
                     int next = fused.line(buf, lineStart, n, row + 1);
                     if (next >= 0) {
                         row++;

@@ -1,5 +1,13 @@
 package io.hbmledger.evidence.msprof;
 
+import static io.hbmledger.evidence.msprof.Swar.COMMAS;
+import static io.hbmledger.evidence.msprof.Swar.NEWLINES;
+import static io.hbmledger.evidence.msprof.Swar.POW10;
+import static io.hbmledger.evidence.msprof.Swar.digitCount;
+import static io.hbmledger.evidence.msprof.Swar.eq;
+import static io.hbmledger.evidence.msprof.Swar.parseDigits;
+import static io.hbmledger.evidence.msprof.Swar.word;
+
 /**
  * The fast path for the sampled tables (npu_module_mem, npu_mem, memory_record): reads one
  * line cell by cell and parses each number while it walks the bytes, so every byte is looked
@@ -13,14 +21,11 @@ final class FusedLineParser {
     static final int NEED_MORE = -1;
     static final int FALLBACK = -2;
 
-    private static final byte SKIP = 0;
-    private static final byte DEVICE = 1;
+    private static final byte SKIP = LaneLoop.SKIP;
+    private static final byte DEVICE = LaneLoop.DEVICE;
     private static final byte GROUP = 2;
-    private static final byte TS = 3;
-    private static final byte VALUE0 = 4; // VALUE0 + k for the k-th value column
-
-    private static final long[] POW10 = {1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000,
-        100_000_000, 1_000_000_000, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L};
+    private static final byte TS = LaneLoop.TS;
+    private static final byte VALUE0 = LaneLoop.VALUE0; // VALUE0 + k for the k-th value column
 
     private final byte[] kinds;
     private final int fieldCount;
@@ -28,22 +33,15 @@ final class FusedLineParser {
     private final int valueCount;
     private final CsvRowHandler handler;
 
-    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles
-            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
     /**
-     * Consecutive rows mostly repeat the cells before the timestamp ({@code 0,SLOG,}): when a
-     * row starts with the same up to 16 bytes as the last clean row's cells before its
-     * timestamp, device and group are that row's and parsing starts at the timestamp. Only
-     * for layouts whose columns before the timestamp are device, group or skipped ones.
+     * Consecutive rows mostly repeat the cells before the first amount or time ({@code 0,SLOG,}:
+     * the lane, see {@link LaneLoop}): when a row starts with the lane's bytes, device and group
+     * are the lane row's and parsing starts at column {@link #laneCol}. Only for layouts whose
+     * columns before it are device, group or skipped ones, the group among them.
      */
     private final boolean laneAllowed;
-    private final int tsCol;
-    private int laneLen;
-    private long laneW0;
-    private long laneM0;
-    private long laneW1;
-    private long laneM1;
+    private final int laneCol;
+    private final LaneLoop lane;
     private int laneDevice;
     private int laneGroupOff;
     private int laneGroupLen;
@@ -82,131 +80,42 @@ final class FusedLineParser {
         }
         kinds[handler.groupColumn()] = GROUP;
         kinds[handler.timestampColumn()] = TS;
-        this.tsCol = handler.timestampColumn();
-        boolean allowed = handler.groupColumn() < tsCol;
-        for (int c = 0; c < tsCol; c++) {
-            allowed &= kinds[c] < VALUE0;
+        int firstData = fieldCount;
+        for (int c = fieldCount - 1; c >= 0; c--) {
+            if (kinds[c] == TS || kinds[c] >= VALUE0) {
+                firstData = c;
+            }
         }
-        this.laneAllowed = allowed;
+        int groupCol = handler.groupColumn();
+        this.laneCol = 1 + Math.max(groupCol, dev < firstData ? dev : -1);
+        this.laneAllowed = groupCol < firstData;
+        this.lane = new LaneLoop(java.util.Arrays.copyOfRange(kinds, Math.min(laneCol, fieldCount), fieldCount),
+                units);
         values = new long[valueCount];
         valueFrom = new int[valueCount];
         valueTo = new int[valueCount];
     }
 
-    /**
-     * Runs the fast path over made-up lines in this layout that take every branch (zero and
-     * non-zero amounts, with and without decimals, empty cells, short and long names, NPU:
-     * prefixes, CRLF), on a throwaway tally. Real exports are grouped by component, so the
-     * first million rows are often all zeros of one module; the JIT compiles for what it has
-     * seen and then throws the code away at each new kind of row (seen: eight recompilations
-     * and seconds in the interpreter on a 1 GiB file). Warmed this way it compiles once.
-     * Only worth its few milliseconds for large files.
-     */
-    static void warmUp(CsvLayout layout) {
-        Tally tally = new Tally(Instants.NONE);
-        CsvRowHandler handler = new CsvRowHandler(layout, tally, -1);
-        FusedLineParser f = forLayout(layout, handler);
-        if (f == null) {
-            return;
-        }
-        // every branch of line() and series() at least once: profiles with a branch never taken
-        // make C2 compile it as a trap, and each trap that fires later costs a recompilation
-        String[][] cells = {
-            {"x", "NPU:0", "897357296", "", "a\"b", "1.5"},
-            {"0", "NPU:3", "12", "0", "NPU:1", "host", "NPU:15", "1234567", "15"},
-            layout.table() == MsprofTable.NPU_MEM ? new String[] {"app", "device", "APP", "other"}
-                : new String[] {"APP", "HCCL", "ASCENDCKERNEL", "SLOG", "MDCPERCEPTION", "ASCENDCKERNEL123",
-                    "ASCENDCKERNEL1234", "PTA+GE", "GE", "TSDUMP", "\"APP\"", "A B"},
-            {"1736408883657146.822\t", "1695115378653323.5", "1736408883657146", "17364088836571.8\t",
-                "12345678", "12345678.123456789\t", "1736408883657146.", "17364088836571466", "1.2.3", "\t5"},
-        };
-        String[] amounts = {"0.0", "413760", "404.0625", "0", "92.234375", "", "1.5", "2109.6015625", "0.0", "-1",
-            "413760", "0.0", "54941608", "123456789012", "0.123456789", "5.", ".", ".5", "1e3", "12345678.5"};
-        StringBuilder sb = new StringBuilder();
-        for (int v = 0; v < 97; v++) {
-            for (int c = 0; c < f.fieldCount; c++) {
-                if (c > 0) {
-                    sb.append(',');
-                }
-                byte kind = f.kinds[c];
-                String[] choices = kind >= VALUE0 ? amounts : cells[kind];
-                sb.append(choices[(v * 7 + c * 3 + v / choices.length) % choices.length]);
-            }
-            sb.append(v % 3 == 0 ? "\r\n" : "\n");
-        }
-        byte[] text = sb.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        int end = text.length;
-        byte[] b = java.util.Arrays.copyOf(text, end + SLACK);
-        for (int round = 0; round < 1000; round++) {
-            int p = 0;
-            long row = 0;
-            while (p < end) {
-                // the same line cut short, as at the end of a read buffer: takes every "need more" exit
-                f.line(b, p, Math.min(end, p + 1 + (round + (int) row) % 48), row + 1);
-                int next = f.line(b, p, end, ++row);
-                if (next < 0) {
-                    int nl = p;
-                    while (nl < end && b[nl] != '\n') {
-                        nl++;
-                    }
-                    next = nl + 1;
-                }
-                p = next;
-            }
-        }
+    /** Columns in the header. */
+    int fieldCount() {
+        return fieldCount;
     }
 
-    private static final long ONES = 0x0101010101010101L;
-    private static final long HIGHS = 0x8080808080808080L;
-    private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
-    private static final long COMMAS = 0x2C2C2C2C2C2C2C2CL;
-    private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL;
-    private static final long QUOTES = 0x2222222222222222L;
+    /** What column {@code col} holds for the fast path: SKIP, DEVICE, GROUP, TS or VALUE0 + k. */
+    byte kind(int col) {
+        return kinds[col];
+    }
+
+    /** The first column after the lane (see {@link LaneLoop}). */
+    int laneColumn() {
+        return laneCol;
+    }
+
     /** "NPU:" as a little-endian int. */
     private static final long NPU_COLON = 0x3A55504EL;
 
     /** Bytes a line parse may read past the end of the data: the read buffer keeps this much slack. */
     static final int SLACK = 64;
-
-    private static long word(byte[] b, int i) {
-        return (long) LONGS.get(b, i);
-    }
-
-    /**
-     * High bit set in each byte of {@code w} equal to the byte of {@code pattern} (SWAR
-     * haszero). Bytes above the first match may be flagged too, so only the lowest set bit is
-     * used: it is exact.
-     */
-    private static long eq(long w, long pattern) {
-        long x = w ^ pattern;
-        return (x - ONES) & ~x & HIGHS;
-    }
-
-    /** High bit set in each byte of {@code w} that is not an ASCII digit (exact per byte). */
-    private static long nonDigits(long w) {
-        long z = ((w & 0xF0F0F0F0F0F0F0F0L) ^ 0x3030303030303030L)
-                | (((w + 0x0606060606060606L) & 0xF0F0F0F0F0F0F0F0L) ^ 0x3030303030303030L);
-        return (((z & LOW7) + LOW7) | z) & HIGHS;
-    }
-
-    /** How many of the first bytes of {@code w} are digits (0..8). */
-    private static int digitCount(long w) {
-        return Long.numberOfTrailingZeros(nonDigits(w)) >>> 3;
-    }
-
-    /** Masks of the first k bytes of a word, k = 0..8. */
-    private static final long[] FIRST_BYTES = {0, 0xFFL, 0xFFFFL, 0xFFFFFFL, 0xFFFFFFFFL, 0xFFFFFFFFFFL,
-        0xFFFFFFFFFFFFL, 0xFFFFFFFFFFFFFFL, -1L};
-
-    /** The first {@code k} (0..8) bytes of {@code w}, all ASCII digits, as a number (0 for k = 0). */
-    private static long parseDigits(long w, int k) {
-        // digits move to the high end, the bytes after them are masked off (as are borrows from
-        // them); without a branch for k = 0, where the shift by 64 is a shift by 0 of nothing
-        long x = ((w - 0x3030303030303030L) & FIRST_BYTES[k]) << ((8 - k) << 3);
-        x = (x * 10) + (x >>> 8);
-        return (((x & 0x000000FF000000FFL) * (100 + (1000000L << 32)))
-                + (((x >>> 16) & 0x000000FF000000FFL) * (1 + (10000L << 32)))) >>> 32;
-    }
 
     /**
      * Parses the line starting at {@code p}, eight bytes at a time (SWAR): delimiters are
@@ -228,13 +137,12 @@ final class FusedLineParser {
         }
         int i = p;
         int col = 0;
-        int tsStart = -1;
+        int laneEnd = -1;
         boolean laned = false;
-        int len = laneLen;
-        if (len > 0 && p + len < n && ((word(b, p) ^ laneW0) & laneM0) == 0
-                && (len <= 8 || ((word(b, p + 8) ^ laneW1) & laneM1) == 0)) {
+        int len = lane.laneLength();
+        if (len > 0 && p + len < n && lane.matches(b, p)) {
             i = p + len;
-            col = tsCol;
+            col = laneCol;
             device = laneDevice;
             groupFrom = p + laneGroupOff;
             groupTo = groupFrom + laneGroupLen;
@@ -247,23 +155,12 @@ final class FusedLineParser {
             byte kind = col < fieldCount ? kinds[col] : SKIP;
             switch (kind) {
                 case SKIP -> {
-                    while (true) {
-                        long w = word(b, i);
-                        long m = eq(w, COMMAS) | eq(w, NEWLINES) | eq(w, QUOTES);
-                        if (m != 0) {
-                            i += Long.numberOfTrailingZeros(m) >>> 3;
-                            break;
-                        }
-                        i += 8;
-                        if (i >= n) {
-                            return NEED_MORE;
-                        }
-                    }
-                    if (i >= n) {
+                    i = Swar.cellEnd(b, i, n);
+                    if (i < 0 || i >= n) {
                         return NEED_MORE;
                     }
-                    if (b[i] == '"') {
-                        return FALLBACK;
+                    if (b[i] == '"' || b[i] == 0) {
+                        return FALLBACK; // a quoted cell, or a NUL byte: the general path ignores such a row
                     }
                 }
                 case DEVICE -> {
@@ -308,7 +205,6 @@ final class FusedLineParser {
                     }
                 }
                 case TS -> {
-                    tsStart = i;
                     long w = word(b, i);
                     long whole;
                     int k = digitCount(w);
@@ -445,6 +341,9 @@ final class FusedLineParser {
             if (c == ',') {
                 col++;
                 i++;
+                if (col == laneCol) {
+                    laneEnd = i;
+                }
             } else if (c == '\n') {
                 if (col + 1 < fieldCount) {
                     return FALLBACK;
@@ -456,8 +355,10 @@ final class FusedLineParser {
                 if (stats != null) {
                     handler.fused(stats, b, ts, values, valueFrom, valueTo, row);
                 }
-                if (!laned) {
-                    remember(b, p, tsStart, device, groupFrom, groupTo);
+                if (laned) {
+                    lane.follow(stats, device);
+                } else {
+                    remember(b, p, laneEnd, device, groupFrom, groupTo, stats);
                 }
                 return i + 1;
             } else {
@@ -466,20 +367,36 @@ final class FusedLineParser {
         }
     }
 
-    private void remember(byte[] b, int p, int tsStart, int device, int groupFrom, int groupTo) {
-        int len = tsStart - p;
-        if (!laneAllowed || len <= 0 || len > 16) {
-            laneLen = 0;
+    /** Makes the cells of the row at {@code p} before {@code laneEnd} the lane (see {@link LaneLoop}). */
+    private void remember(byte[] b, int p, int laneEnd, int device, int groupFrom, int groupTo,
+                          SeriesStats[] stats) {
+        if (!laneAllowed || laneEnd < 0) {
+            lane.clear();
             return;
         }
-        laneM0 = FIRST_BYTES[Math.min(len, 8)];
-        laneW0 = word(b, p) & laneM0;
-        laneM1 = FIRST_BYTES[Math.max(len - 8, 0)];
-        laneW1 = len > 8 ? word(b, p + 8) & laneM1 : 0;
         laneDevice = device;
         laneGroupOff = groupFrom - p;
         laneGroupLen = groupTo - groupFrom;
-        laneLen = len;
+        lane.set(b, p, laneEnd - p, stats, device);
+    }
+
+    /**
+     * Reads the rows from {@code p} on that continue the last row's lane in the hot loop
+     * ({@link LaneLoop#rows}); {@link #laneRows()} tells how many.
+     *
+     * @return the start of the first row left for {@link #line}
+     */
+    int laneRows(byte[] b, int p, int n, long row) {
+        return lane.rows(b, p, n, row);
+    }
+
+    int laneRows() {
+        return lane.count();
+    }
+
+    /** True when the last {@link #laneRows(byte[], int, int, long)} stopped where the next row may pass the buffer's end. */
+    boolean laneNeedsMore() {
+        return lane.needMore();
     }
 
     // ---- series of a group cell and device, interned by the cell's first 16 bytes as two words

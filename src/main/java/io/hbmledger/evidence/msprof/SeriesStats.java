@@ -126,24 +126,76 @@ final class SeriesStats {
      * Adds one clean sample whose text is the ASCII cell {@code buf[from, to)} without making a
      * String: the bytes of a new maximum or of an instant's value are kept and made text only
      * when asked. Returns true (kept so callers may still route a sample to {@link #add}).
+     * Small on purpose, the rare work in calls: the JIT inlines it into the readers' hot loop
+     * only while its compiled code is small.
      */
     boolean addFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
         samples++;
         if (bytes > peak) {
-            peakCell.set(buf, from, to);
-            peak = bytes;
-            peakRow = row;
-            peakTsNs = tsNs;
+            peakFast(bytes, tsNs, row, buf, from, to);
         }
         // the window test first: before the window (or with none, windowFromNs = Long.MAX_VALUE)
         // a sample costs this one compare; inside it a second, almost always false, one
         if (tsNs >= windowFromNs && bytes > winPeak) {
-            winCell.set(buf, from, to);
-            winPeak = bytes;
-            winRow = row;
-            winTsNs = tsNs;
+            windowPeakFast(bytes, tsNs, row, buf, from, to);
         }
         timed(tsNs);
+        if (instantsNs.length != 0) {
+            instantsFast(bytes, tsNs, row, buf, from, to);
+        }
+        return true;
+    }
+
+    /**
+     * {@link #addFast} but for the times and the count, which the caller adds for a run of
+     * samples with {@link #addTimes}: the reader's hot loop keeps them in registers.
+     */
+    void addValueFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        if (bytes > peak) {
+            peakFast(bytes, tsNs, row, buf, from, to);
+        }
+        if (tsNs >= windowFromNs && bytes > winPeak) {
+            windowPeakFast(bytes, tsNs, row, buf, from, to);
+        }
+        if (instantsNs.length != 0) {
+            instantsFast(bytes, tsNs, row, buf, from, to);
+        }
+    }
+
+    /**
+     * Adds {@code count} timed samples whose values went through {@link #addValueFast}, in file
+     * order from {@code firstTsNs} to {@code lastTsNs}, after this series' samples so far: as
+     * many calls of {@link #timed} would.
+     *
+     * @param maxGapNs the largest gap between consecutive ones, the first one's from the last
+     *     sample before them included
+     */
+    void addTimes(long count, long firstTsNs, long lastTsNs, long minNs, long maxNs, long maxGapNs) {
+        samples += count;
+        minTsNs = Math.min(minTsNs, minNs);
+        maxTsNs = Math.max(maxTsNs, maxNs);
+        if (firstInOrderTsNs == NONE) {
+            firstInOrderTsNs = firstTsNs;
+        }
+        this.maxGapNs = Math.max(this.maxGapNs, maxGapNs);
+        lastInOrderTsNs = lastTsNs;
+    }
+
+    private void peakFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        peakCell.set(buf, from, to);
+        peak = bytes;
+        peakRow = row;
+        peakTsNs = tsNs;
+    }
+
+    private void windowPeakFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        winCell.set(buf, from, to);
+        winPeak = bytes;
+        winRow = row;
+        winTsNs = tsNs;
+    }
+
+    private void instantsFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
         for (int i = 0; i < instantsNs.length; i++) {
             if (tsNs <= instantsNs[i] && tsNs >= atTsNs[i]) {
                 atTsNs[i] = tsNs;
@@ -152,7 +204,6 @@ final class SeriesStats {
                 atCell[i].set(buf, from, to);
             }
         }
-        return true;
     }
 
     /** The value at instant {@code i} as written, or null when no sample was at or before it. */

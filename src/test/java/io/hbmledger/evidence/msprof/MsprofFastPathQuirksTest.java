@@ -123,7 +123,8 @@ class MsprofFastPathQuirksTest {
         };
     }
 
-    private static String header(String layout) {
+    /** The header of each sampled layout, as the real files write it (shared with {@link MsprofHotLoopTest}). */
+    static String header(String layout) {
         return switch (layout) {
             case "module_kb" -> "Device_id,Component,Timestamp(us),Total Reserved(KB),Device";
             case "module_mb" -> "Component,Timestamp(us),Total Reserved(MB),Device";
