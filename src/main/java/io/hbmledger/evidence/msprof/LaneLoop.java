@@ -346,7 +346,7 @@ final class LaneLoop {
         return p;
     }
 
-    /** {@link #bytes}: the amount does not fit a long. */
+    /** {@link #bytes}: the amount does not fit a long, or is more than any device holds. */
     private static final long OVERFLOW = Numbers.OUT_OF_RANGE;
 
     /**
@@ -358,7 +358,8 @@ final class LaneLoop {
         long div = POW10[frac];
         long q = Swar.divPow10(lo, frac);
         q += (lo - q * div) * 2 >= div ? 1 : 0;
-        return Math.multiplyHigh(mantissa, unit) != 0 | lo < 0 ? OVERFLOW : q;
+        // an amount beyond any device leaves the loop too: the general path warns and drops it
+        return Math.multiplyHigh(mantissa, unit) != 0 | lo < 0 | q > Tally.MAX_PLAUSIBLE_BYTES ? OVERFLOW : q;
     }
 
     /**
