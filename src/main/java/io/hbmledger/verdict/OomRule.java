@@ -35,10 +35,9 @@ final class OomRule {
         List<Figure> figures = new ArrayList<>(List.of(tried));
         StringBuilder text = new StringBuilder("Out of memory");
         if (oom.device() != null) {
-            text.append(" on ").append(oom.device());
-        }
-        if (s.rank() != null) {
-            text.append(oom.device() == null ? " on rank " : " (rank ").append(s.rank()).append(oom.device() == null ? "" : ")");
+            text.append(" on ").append(oom.device()).append(s.rank() == null ? "" : " (rank " + s.rank() + ")");
+        } else if (s.rank() != null) {
+            text.append(" on rank ").append(s.rank());
         }
         text.append(during(oom.phase())).append(": an allocation of ").append(size(tried)).append(" failed");
         Figure free = s.get(Fact.OOM_FREE).map(f -> f.named("free")).orElse(null);

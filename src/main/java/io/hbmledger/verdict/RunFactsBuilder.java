@@ -55,6 +55,9 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.ESTIMATED_MAX_MODEL_LEN, Fact.ESTIMATED_MAX_MODEL_LEN),
             Map.entry(Quantity.TENSOR_PARALLEL_SIZE, Fact.TENSOR_PARALLEL));
 
+    /** memory_failure phases of a refused start; every other phase is an out-of-memory error's. */
+    private static final java.util.Set<String> REFUSAL_PHASES = java.util.Set.of("startup_check", "kv_cache_sizing");
+
     private RunFactsBuilder() {
     }
 
@@ -171,8 +174,9 @@ public final class RunFactsBuilder {
         List<Figure> oomProcesses = new ArrayList<>();
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
         for (TaggedObservation t : obs) {
-            if (t.quantity() == Quantity.MEMORY_FAILURE && t.o().text().toLowerCase(java.util.Locale.ROOT).contains("tried to allocate")) {
-                oomPhase = t.o().context().component() == null ? "unknown" : t.o().context().component();
+            String phase = t.o().context().component();
+            if (t.quantity() == Quantity.MEMORY_FAILURE && phase != null && !REFUSAL_PHASES.contains(phase)) {
+                oomPhase = phase;
             }
             if (t.quantity() == Quantity.OOM_TRIED) {
                 // a later OOM of the same instance starts its own process list

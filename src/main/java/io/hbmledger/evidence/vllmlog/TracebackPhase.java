@@ -42,11 +42,11 @@ final class TracebackPhase {
         MODEL_LOADING("model_loading", "load_model", "load_weights", "initialize_model"),
         SERVING("serving", "execute_model");
 
-        final String name;
+        final String component;
         final java.util.Set<String> functions;
 
-        Phase(String name, String... functions) {
-            this.name = name;
+        Phase(String component, String... functions) {
+            this.component = component;
             this.functions = java.util.Set.of(functions);
         }
     }
@@ -83,6 +83,6 @@ final class TracebackPhase {
                 best = f.phase();
             }
         }
-        return Optional.ofNullable(best).map(p -> p.name);
+        return Optional.ofNullable(best).map(p -> p.component);
     }
 }
