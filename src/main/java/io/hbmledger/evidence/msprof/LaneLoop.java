@@ -254,7 +254,7 @@ final class LaneLoop {
                     lastCell1 = cell1;
                     lastAmount = v;
                 }
-                boolean ok = micros <= TS_LIMIT & t.device(b, p, device) == device & v != OVERFLOW;
+                boolean ok = micros <= TS_LIMIT & v != OVERFLOW; // fits() saw the device's digits
                 v = t.amountPresent ? v : Numbers.INVALID;
                 end = ok ? p + len - 1 : -1;
             } else {
