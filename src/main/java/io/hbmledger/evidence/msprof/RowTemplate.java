@@ -54,6 +54,18 @@ final class RowTemplate {
     int amountFrom;
     int amountTo;
     boolean amountPresent;
+    /**
+     * A time of more than 8 digits: its first 8 are fixed bytes of the template (they change once
+     * in 10^8 us, 100 s, for msprof's 16-digit microseconds: a row where they do is read cell by
+     * cell and becomes the next template), so a row that fits has the template row's first 8
+     * digits, worth {@link #tsHigh}, and only the digits after them are read. Else 0, and the
+     * whole time is read.
+     */
+    private long tsHigh;
+    /** The time's digits read in each row: the run after the fixed one, or the only run. */
+    private int tsOff;
+    private long tsMask;
+    private int tsShift;
     /** The device's digits after the lane (a torch_npu layout), 0 when the lane holds the device. */
     private int deviceOff;
     private int deviceDigits;
@@ -121,7 +133,7 @@ final class RowTemplate {
 
     /** The time's integer part (microseconds). */
     long micros(byte[] b, int p) {
-        return ts.whole(b, p);
+        return tsHigh + parseDigits(word(b, p + tsOff), tsMask, tsShift);
     }
 
     /** The time in nanoseconds, from {@code micros}; the fraction's digits after the third are dropped. */
@@ -168,12 +180,18 @@ final class RowTemplate {
             len = 0;
             return;
         }
+        boolean twoRuns = ts.mask2 != 0;
+        tsHigh = twoRuns ? parseDigits(word(b, p + ts.off1), ts.mask1, ts.shift1) * ts.pow2 : 0;
+        tsOff = twoRuns ? ts.off2 : ts.off1;
+        tsMask = twoRuns ? ts.mask2 : ts.mask1;
+        tsShift = twoRuns ? ts.shift2 : ts.shift1;
         for (int j = 0; j < WORDS; j++) {
             long w = j < n ? word(b, p + 8 * j) : 0;
             long valid = j < n ? FIRST_BYTES[Math.min(8, length - 8 * j)] : 0;
             long lane = FIRST_BYTES[Math.max(0, Math.min(8, fixed - 8 * j))];
-            long device = deviceBytes(8 * j);
-            long d = (~nonDigits(w) & HIGHS & valid & ~lane & ~device) >>> 7; // 0x01 in each free digit's byte
+            long device = bytesOf(8 * j, deviceOff, deviceDigits);
+            long high = bytesOf(8 * j, ts.off1, twoRuns ? 8 : 0);
+            long d = (~nonDigits(w) & HIGHS & valid & ~lane & ~device & ~high) >>> 7; // 0x01 in each free digit's byte
             long mask = valid & ~(d * 0x0F);
             bytes[j] = w & mask;
             masks[j] = mask;
@@ -187,14 +205,15 @@ final class RowTemplate {
     }
 
     /**
-     * The bytes of the word at row offset {@code at} that are the device's digits (set by
-     * {@link #device}): fixed bytes of the template, since the row it learns from is on the
-     * lane's device, so a row that fits needs no device check.
+     * The bytes of the word at row offset {@code at} that lie in the {@code count} bytes from row
+     * offset {@code off}. Used for the digits that are fixed bytes of the template: the device's
+     * (set by {@link #device}; the row it learns from is on the lane's device, so a row that fits
+     * needs no device check) and the first 8 of a long time (see {@link #tsHigh}).
      */
-    private long deviceBytes(int at) {
-        long all = FIRST_BYTES[deviceDigits];
-        int shift = (deviceOff - at) * 8;
-        if (deviceDigits == 0 || shift >= 64 || shift <= -64) {
+    private static long bytesOf(int at, int off, int count) {
+        long all = FIRST_BYTES[count];
+        int shift = (off - at) * 8;
+        if (count == 0 || shift >= 64 || shift <= -64) {
             return 0;
         }
         return shift >= 0 ? all << shift : all >>> -shift;
