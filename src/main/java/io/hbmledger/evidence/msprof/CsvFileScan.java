@@ -165,6 +165,11 @@ final class CsvFileScan {
     private List<long[]> split(int parallelism) throws IOException {
         long data = size - headerEnd;
         int n = (int) Math.max(1, Math.min(4096, Math.min(data / minPart, parallelism * 4L)));
+        if (n > 1 && n % parallelism != 0) {
+            // a whole number of parts per core: 3 parts on 2 cores left one idle for the third
+            // (the npu_mem slice, read first while the JIT is cold: ~10-25 ms)
+            n += parallelism - n % parallelism;
+        }
         if (data > minPart * 4L * parallelism) {
             // big files: parts of ~64 MiB keep every core busy to the end
             n = (int) Math.min(4096, data / bigPart);
