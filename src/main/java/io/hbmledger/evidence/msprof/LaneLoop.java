@@ -291,6 +291,7 @@ final class LaneLoop {
             }
         }
         series.addTimes(samples, first, last, min, max, gap); // no samples: changes nothing
+        series.keepInstantCells(); // before the caller refills the buffer
         count = done;
         needMore = t.len > 0 && p + t.len > n;
         return p;

@@ -38,6 +38,15 @@ final class SeriesStats {
     final long[] atRow;
     /** Each instant's cell as written. */
     private final Cell[] atCell;
+    /**
+     * An instant's value that {@link #addValueFast} took, its cell still in the reader's buffer
+     * at {@code [atFrom, atTo)} of {@link #atBuf} (-1: none): the hot loop takes most samples
+     * before an instant, each replacing the one before, so the cell is copied once per call of
+     * the loop ({@link #keepInstantCells}), not once per sample.
+     */
+    private final int[] atFrom;
+    private final int[] atTo;
+    private byte[] atBuf;
 
     SeriesStats(Instants instants) {
         this.instants = instants;
@@ -52,6 +61,9 @@ final class SeriesStats {
             atCell[i] = new Cell();
         }
         java.util.Arrays.fill(atTsNs, NONE);
+        atFrom = new int[n];
+        atTo = new int[n];
+        java.util.Arrays.fill(atFrom, -1);
     }
 
     /**
@@ -148,7 +160,9 @@ final class SeriesStats {
 
     /**
      * {@link #addFast} but for the times and the count, which the caller adds for a run of
-     * samples with {@link #addTimes}: the reader's hot loop keeps them in registers.
+     * samples with {@link #addTimes}: the reader's hot loop keeps them in registers. The cells
+     * of instants' values stay in {@code buf} until {@link #keepInstantCells}, which the caller
+     * runs before it changes the buffer's bytes.
      */
     void addValueFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
         if (bytes > peak) {
@@ -158,8 +172,35 @@ final class SeriesStats {
             windowPeakFast(bytes, tsNs, row, buf, from, to);
         }
         if (instantsNs.length != 0) {
-            instantsFast(bytes, tsNs, row, buf, from, to);
+            instantsLater(bytes, tsNs, row, buf, from, to);
         }
+    }
+
+    private void instantsLater(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        for (int i = 0; i < instantsNs.length; i++) {
+            if (tsNs <= instantsNs[i] && tsNs >= atTsNs[i]) {
+                atTsNs[i] = tsNs;
+                atBytes[i] = bytes;
+                atRow[i] = row;
+                atFrom[i] = from;
+                atTo[i] = to;
+                atBuf = buf;
+            }
+        }
+    }
+
+    /** Copies the cells that {@link #addValueFast} left in the reader's buffer for instants' values. */
+    void keepInstantCells() {
+        if (atBuf == null) {
+            return;
+        }
+        for (int i = 0; i < atFrom.length; i++) {
+            if (atFrom[i] >= 0) {
+                atCell[i].set(atBuf, atFrom[i], atTo[i]);
+                atFrom[i] = -1;
+            }
+        }
+        atBuf = null;
     }
 
     /**
