@@ -105,7 +105,7 @@ final class NodeRunAnalysis {
      */
     private static RunFacts named(String node, RunFacts f) {
         List<DeviceFacts> devices = f.devices().stream().map(d -> new DeviceFacts(ClusterLedger.deviceName(node, d.device()),
-                d.model(), d.capacity(), d.used(), d.processes())).toList();
+                d.model(), d.capacity(), d.used(), d.processes(), d.deployed(), d.sample())).toList();
         List<ServerFacts> servers = f.servers().stream().map(s -> new ServerFacts(node + "/" + s.instance(), s.engine(), s.rank(),
                 s.devices().stream().map(d -> ClusterLedger.deviceName(node, d)).toList(), s.facts(), s.refusal(), s.kvRefusal(), s.oom())).toList();
         return new RunFacts(servers, devices, f.peerUtilizations(), f.accelerator());

@@ -1,5 +1,6 @@
 package io.hbmledger.verdict;
 
+import io.hbmledger.run.Moment;
 import java.util.List;
 
 /**
@@ -10,12 +11,21 @@ import java.util.List;
  * @param capacity total memory as npu-smi / nvidia-smi show it, or null
  * @param used memory in use at the sample, or null
  * @param processes the processes the sample lists on this device
+ * @param deployed true for a device of the deployment's ledger (given, or assumed as rank i on
+ *     device i); false for a card a sample only shows beside them
+ * @param sample the npu-smi / nvidia-smi sample {@code used} was read from, or null when used
+ *     is unknown or came from other evidence
  */
 public record DeviceFacts(String device, String model, Figure capacity, Figure used,
-                          List<ProcessFacts> processes) {
+                          List<ProcessFacts> processes, boolean deployed, Sample sample) {
 
     public DeviceFacts {
         processes = List.copyOf(processes);
+    }
+
+    /** A device known only from a sample's figures, with no tie to the deployment or its sample's moment. */
+    public DeviceFacts(String device, String model, Figure capacity, Figure used, List<ProcessFacts> processes) {
+        this(device, model, capacity, used, processes, false, null);
     }
 
     /**
@@ -25,5 +35,14 @@ public record DeviceFacts(String device, String model, Figure capacity, Figure u
      *     the pid, {@code --server-pid}, or the collect record), never from its name alone
      */
     public record ProcessFacts(long pid, String name, Figure bytes, boolean server) {
+    }
+
+    /**
+     * The device sample a used figure was read from.
+     *
+     * @param moment when it was taken, as run.json, {@code --moment} or the file's name say; null
+     *     when nothing says so
+     */
+    public record Sample(Moment moment) {
     }
 }

@@ -15,6 +15,7 @@ import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -285,7 +286,7 @@ public final class RunFactsBuilder {
                 }
             }
             String model = modelByCapacity(acc, cap);
-            out.add(new DeviceFacts(d.device(), model, cap, used, procs));
+            out.add(new DeviceFacts(d.device(), model, cap, used, procs, true, sampleOf(ev, d)));
         }
         if (ev.layout() == null || !ev.layout().devicesGiven()) {
             // the devices were assumed: every card the sample shows may be the one the user asks about
@@ -306,6 +307,7 @@ public final class RunFactsBuilder {
         Set<String> inLedger = new HashSet<>();
         ledger.devices().forEach(d -> inLedger.add(d.device()));
         Map<String, Figure[]> seen = new LinkedHashMap<>();
+        Map<String, io.hbmledger.run.Moment> moments = new HashMap<>();
         for (TaggedObservation t : ev.observations()) {
             String device = t.o().context().device();
             // an idle baseline says nothing of the headroom the user asks about
@@ -317,12 +319,14 @@ public final class RunFactsBuilder {
             if (slot >= 0) {
                 seen.computeIfAbsent(device, k -> new Figure[2])[slot] = Figure.bytes(slot == 0 ? "used" : "capacity",
                         t.o().bytes(), Confidence.MEASURED, null, List.of(t.source()));
+                if (slot == 0) {
+                    moments.put(device, t.moment());
+                }
             }
         }
         List<DeviceFacts> out = new ArrayList<>();
-        seen.forEach((device, f) -> out.add(new DeviceFacts(device,
-                modelByCapacity(acc, f[1]),
-                f[1], f[0], List.of())));
+        seen.forEach((device, f) -> out.add(new DeviceFacts(device, modelByCapacity(acc, f[1]), f[1], f[0], List.of(),
+                false, f[0] == null ? null : new DeviceFacts.Sample(moments.get(device)))));
         return out;
     }
 
@@ -343,6 +347,20 @@ public final class RunFactsBuilder {
             case ASCEND -> RunFacts.Accelerator.NPU;
             case UNKNOWN -> RunFacts.Accelerator.UNKNOWN;
         };
+    }
+
+    /**
+     * The device sample the ledger's used figure was read from, with its own moment: a sample
+     * without a stated moment stands in at the ledger's moment, and the findings must not take
+     * it for one taken then.
+     */
+    private static DeviceFacts.Sample sampleOf(EvidenceSet ev, DeviceLedger d) {
+        if (d.used() == null || !d.used().known() || d.used().source() == null) {
+            return null;
+        }
+        String file = d.used().source().file();
+        return ev.files().stream().filter(f -> f.file().equals(file) && f.format().isDeviceSample()).findFirst()
+                .map(f -> new DeviceFacts.Sample(f.moment())).orElse(null);
     }
 
     /** Process rows of the sample the ledger's used figure came from, not of other moments. */

@@ -44,6 +44,7 @@ public final class Verdict {
         all.addAll(RankMismatchRule.apply(run));
         all.addAll(OtherTenantRule.apply(run));
         all.addAll(OutsideBudgetRule.apply(run));
+        all.addAll(BelowBudgetRule.apply(run));
         all.addAll(WhatFitsRule.apply(run));
         all.addAll(HeadroomRule.apply(run));
         all.sort(Comparator.comparing(Finding::severity));

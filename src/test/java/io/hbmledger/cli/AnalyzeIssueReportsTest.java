@@ -126,6 +126,112 @@ class AnalyzeIssueReportsTest {
                 .doesNotContain("raise gpu_memory_utilization");
     }
 
+    /** vllm #7768, the user's start command as posted (seven continued lines). */
+    private static final String VLLM_7768_COMMAND = "```bash\nvllm serve /model --port 8000 \\\n  --trust-remote-code \\\n"
+            + "  --enable-chunked-prefill False \\\n  --gpu-memory-utilization 0.9 \\\n  --tensor-parallel-size 2\n```\n";
+
+    /** vllm #7768, the user's nvidia-smi table as posted: GPU 0 at 14214MiB / 24564MiB. */
+    private static final String VLLM_7768_SMI = smiTable(0, "14214MiB / 24564MiB");
+
+    /** An nvidia-smi 535 table of one RTX 4090 in #7768's layout, with the given id and Memory-Usage cell. */
+    private static String smiTable(int gpu, String memoryUsage) {
+        return "```\n"
+                + "+---------------------------------------------------------------------------------------+\n"
+                + "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+                + "|-----------------------------------------+----------------------+----------------------+\n"
+                + "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+                + "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
+                + "|                                         |                      |               MIG M. |\n"
+                + "|=========================================+======================+======================|\n"
+                + String.format("|   %d  NVIDIA GeForce RTX 4090        On  | 00000000:1E:00.0 Off |                  Off |\n", gpu)
+                + "| 30%   26C    P8              16W / 450W |  " + memoryUsage + " |      0%      Default |\n"
+                + "|                                         |                      |                  N/A |\n"
+                + "+-----------------------------------------+----------------------+----------------------+\n```\n";
+    }
+
+    private JsonNode findings(String... files) throws Exception {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("analyze", "--no-write", "--format", "json"));
+        args.addAll(java.util.List.of(files));
+        return AnalyzeFindingsTest.json(CliRun.of(args.toArray(String[]::new))).get("findings");
+    }
+
+    private static boolean hasKind(JsonNode findings, String kind) {
+        for (JsonNode f : findings) {
+            if (f.get("kind").asText().equals(kind)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * vllm #7768 "gpu-memory-utilization does not pickup enough GPU memory": 0.9 asked, TP 2 on
+     * RTX 4090s, nvidia-smi shows 14214 of 24564 MiB on GPU 0. Each device has its own budget.
+     */
+    @Test
+    void vllm7768ASampleFarBelowTheBudgetIsNamedWithItsPossibleCauses() throws Exception {
+        JsonNode f = finding("issue.md", VLLM_7768_COMMAND + "\n" + VLLM_7768_SMI, "below_budget");
+        assertThat(f.get("devices").toString()).isEqualTo("[\"gpu:0\"]");
+        // 0.9 x 24564 MiB = 22107.6 MiB = 21.589 GiB (the capacity stands in for the total vLLM sees: inferred)
+        assertThat(gib(f, "budget")).isCloseTo(21.59, within(0.006));
+        assertThat(figure(f, "budget").get("confidence").asText()).isEqualTo("inferred");
+        assertThat(gib(f, "used")).isCloseTo(13.88, within(0.006));           // 14214 MiB = 13.881 GiB
+        assertThat(gib(f, "gap")).isCloseTo(7.71, within(0.006));             // 22107.6 - 14214 = 7893.6 MiB = 7.709 GiB
+        assertThat(figure(f, "used_share_of_budget").get("value").asDouble()).isEqualTo(0.64);  // 14214 / 22107.6 = 0.643
+        assertThat(f.get("text").asText()).contains("64% of the server's per-device budget of 21.59 GiB", "7,893 MiB",
+                "an upper bound", "moment is not stated");
+        JsonNode advice = f.get("advice");
+        // the moment is not stated: too early first, after the stop too; the 0.9 comes from the start command, line 5
+        assertThat(advice.get(0).asText()).contains("before vLLM allocated its KV cache");
+        assertThat(advice.get(1).asText()).contains("did not reach the engine", "issue.md:5");
+        assertThat(advice.get(2).asText()).contains("not a card vLLM runs on", "CUDA_VISIBLE_DEVICES");
+        assertThat(advice.get(3).asText()).contains("after the server stopped");
+    }
+
+    /** The same table stated as taken at ready: the KV cache was allocated by then, so "too early" is not offered. */
+    @Test
+    void vllm7768AtReadyIsNotCalledTooEarly() throws Exception {
+        Path command = tmp.resolve("command.md");
+        Files.writeString(command, VLLM_7768_COMMAND);
+        Path smi = tmp.resolve("smi.txt");
+        Files.writeString(smi, VLLM_7768_SMI);
+        JsonNode ready = findings(command.toString(), smi.toString(), "--moment", smi + "=ready");
+        JsonNode f = null;
+        for (JsonNode x : ready) {
+            f = x.get("kind").asText().equals("below_budget") ? x : f;
+        }
+        assertThat(f).isNotNull();
+        assertThat(f.get("text").asText()).contains("taken at ready");
+        assertThat(f.get("advice").toString()).doesNotContain("before vLLM allocated", "after the server stopped")
+                .contains("did not reach the engine");
+        // the same table as the idle baseline says nothing of the server's budget
+        assertThat(hasKind(findings(command.toString(), smi.toString(), "--moment", smi + "=baseline"), "below_budget")).isFalse();
+    }
+
+    /**
+     * vllm #7553: 0.9 on four RTX 4090s (CUDA_VISIBLE_DEVICES=4,5,6,7, TP 4); the user states
+     * nvidia-smi showed 23859MiB / 24564MiB per card, and 21395MiB with --enforce-eager. The
+     * command is the user's; the table is #7768's layout with the user's stated cells. Neither is
+     * below the budget: 0.9 x 24564 = 22107.6 MiB; 21395 / 22107.6 = 0.968, 23859 is above it.
+     */
+    @Test
+    void vllm7553UsedCloseToTheBudgetIsNotBelowIt() throws Exception {
+        String command = "```\nCUDA_VISIBLE_DEVICES=4,5,6,7 python -m vllm.entrypoints.openai.api_server --served-model-name"
+                + " Yi-1.5-34B-Chat --model /workspace/sdb/models/Yi/Yi-1.5-34B-Chat/ --port 8001 --gpu-memory-utilization 0.9"
+                + " --swap-space 0  --tensor-parallel-size 4\n```\n";
+        for (String cell : java.util.List.of("21395MiB / 24564MiB", "23859MiB / 24564MiB")) {
+            Path file = tmp.resolve("issue-" + cell.substring(0, 5) + ".md");
+            Files.writeString(file, command + "\n" + smiTable(4, cell));
+            JsonNode all = findings(file.toString());
+            assertThat(hasKind(all, "headroom")).as("the table was read").isTrue();
+            assertThat(hasKind(all, "below_budget")).as(cell).isFalse();
+        }
+        // the check itself: the same command with #7768's 14214 MiB on GPU 4 fires (14214 / 22107.6 = 0.64)
+        Path low = tmp.resolve("issue-low.md");
+        Files.writeString(low, command + "\n" + smiTable(4, "14214MiB / 24564MiB"));
+        assertThat(hasKind(findings(low.toString()), "below_budget")).isTrue();
+    }
+
     /**
      * vllm #7768: a start command continued over seven lines with --gpu-memory-utilization before
      * --tensor-parallel-size. Every continued line is part of the one start; before, the
@@ -134,19 +240,7 @@ class AnalyzeIssueReportsTest {
     @Test
     void vllm7768AContinuedStartCommandIsOneStart() throws Exception {
         Path file = tmp.resolve("issue.md");
-        Files.writeString(file, "```bash\nvllm serve /model --port 8000 \\\n  --trust-remote-code \\\n"
-                + "  --enable-chunked-prefill False \\\n  --gpu-memory-utilization 0.9 \\\n  --tensor-parallel-size 2\n```\n\n```\n"
-                + "+---------------------------------------------------------------------------------------+\n"
-                + "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
-                + "|-----------------------------------------+----------------------+----------------------+\n"
-                + "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
-                + "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
-                + "|                                         |                      |               MIG M. |\n"
-                + "|=========================================+======================+======================|\n"
-                + "|   0  NVIDIA GeForce RTX 4090        On  | 00000000:1E:00.0 Off |                  Off |\n"
-                + "| 30%   26C    P8              16W / 450W |  14214MiB / 24564MiB |      0%      Default |\n"
-                + "|                                         |                      |                  N/A |\n"
-                + "+-----------------------------------------+----------------------+----------------------+\n```\n");
+        Files.writeString(file, VLLM_7768_COMMAND + "\n" + VLLM_7768_SMI);
         JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
         assertThat(report.get("notes").toString()).doesNotContain("server starts");
         JsonNode evidence = AnalyzeFindingsTest.json(CliRun.of("evidence", file.toString(), "--format", "json"));

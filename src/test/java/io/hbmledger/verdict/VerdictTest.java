@@ -159,4 +159,58 @@ class VerdictTest {
         assertThat(f.devices()).containsExactly("npu:2/chip:0");
         assertThat(gibOf(f, "difference")).isCloseTo(-7.5, within(0.005)); // 12.5 - median 20.0
     }
+
+    /**
+     * Each rank of a TP 2 engine has its own budget. Figures typed by hand in V1's form ("Requested
+     * memory: 0.9 (util), 54.86 GiB" on a 910B2, total 60.96 GiB), with ready samples: rank 0's card at
+     * 30.00 GiB is far below, rank 1's at 53.50 GiB is a serving engine.
+     */
+    @Test
+    void aReadySampleFarBelowItsRanksBudgetIsNamedPerDevice() {
+        List<ServerFacts> ranks = new java.util.ArrayList<>();
+        List<DeviceFacts> devices = new java.util.ArrayList<>();
+        double[] used = {30.0, 53.5};
+        for (int r = 0; r < 2; r++) {
+            Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+            f.put(Fact.UTILIZATION, value("u", 0.9, 10));
+            f.put(Fact.TOTAL_SEEN, gib("total", 60.96, 10));
+            f.put(Fact.REQUESTED, gib("req", 54.86, 10));
+            f.put(Fact.ACTIVATION_PEAK, gib("act", 2.0, 20));
+            ranks.add(new ServerFacts("serve.log", ServerFacts.Engine.V1, r, List.of("npu:" + r + "/chip:0"), f, null, null, null));
+            devices.add(new DeviceFacts("npu:" + r + "/chip:0", "910B2", gib("cap", 64.0, 30 + r), gib("used", used[r], 30 + r),
+                    List.of(), true, new DeviceFacts.Sample(io.hbmledger.run.Moment.READY)));
+        }
+        Finding f = only(Verdict.findings(new RunFacts(ranks, devices, List.of(), RunFacts.Accelerator.NPU)),
+                Finding.Kind.BELOW_BUDGET);
+        assertThat(f.devices()).containsExactly("npu:0/chip:0");               // 53.50 / 54.86 = 0.975: not below
+        assertThat(gibOf(f, "budget")).isCloseTo(54.86, within(0.005));          // as vLLM printed it
+        assertThat(gibOf(f, "gap")).isCloseTo(24.86, within(0.005));             // 54.86 - 30.00
+        assertThat(f.figure("used_share_of_budget").orElseThrow().value()).isEqualTo(0.55);  // 30.00 / 54.86 = 0.547
+        assertThat(f.text()).contains("taken at ready");
+        assertThat(f.advice().get(0)).startsWith("Not the setting: the engine printed its own budget");
+        assertThat(f.advice().toString()).doesNotContain("before vLLM allocated", "after the server stopped");
+    }
+
+    /**
+     * Below three quarters of the budget but within the activation peak vLLM profiled (released
+     * after profiling): 40.00 / 54.86 = 0.729, yet 54.86 - 15.00 = 39.86 < 40.00, so not below.
+     * Hand-typed figures; an idle baseline sample never counts.
+     */
+    @Test
+    void aGapWithinTheActivationPeakOrAnIdleBaselineIsNotBelowTheBudget() {
+        Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+        f.put(Fact.UTILIZATION, value("u", 0.9, 10));
+        f.put(Fact.TOTAL_SEEN, gib("total", 60.96, 10));
+        f.put(Fact.REQUESTED, gib("req", 54.86, 10));
+        f.put(Fact.ACTIVATION_PEAK, gib("act", 15.0, 20));
+        ServerFacts s = new ServerFacts("serve.log", ServerFacts.Engine.V1, null, List.of("npu:0/chip:0"), f, null, null, null);
+        DeviceFacts d = new DeviceFacts("npu:0/chip:0", "910B2", gib("cap", 64.0, 30), gib("used", 40.0, 30), List.of(), true,
+                new DeviceFacts.Sample(io.hbmledger.run.Moment.LOAD));
+        assertThat(Verdict.findings(new RunFacts(List.of(s), List.of(d), List.of(), RunFacts.Accelerator.NPU)))
+                .noneMatch(x -> x.kind() == Finding.Kind.BELOW_BUDGET);
+        DeviceFacts idle = new DeviceFacts("npu:0/chip:0", "910B2", gib("cap", 64.0, 30), gib("used", 3.3, 30), List.of(), true,
+                new DeviceFacts.Sample(io.hbmledger.run.Moment.BASELINE));
+        assertThat(Verdict.findings(new RunFacts(List.of(s), List.of(idle), List.of(), RunFacts.Accelerator.NPU)))
+                .noneMatch(x -> x.kind() == Finding.Kind.BELOW_BUDGET);
+    }
 }
