@@ -16,10 +16,13 @@ package io.hbmledger.evidence;
  * @param dpRank the data-parallel rank of the engine core under which a vLLM worker printed the
  *     line, when the log says so beyond the worker's own label (a worker line nested in its engine
  *     core's prefix: {@code (EngineCore_DP1 pid=9) (Worker_TP0 pid=12) ...})
+ * @param inferred true when the source does not print what the number is and the reader took its
+ *     meaning and unit from the tool's fixed layout (npu-smi rows pasted without their header);
+ *     evidence-v1 {@code "confidence": "inferred"}. False for a number read under its own label.
  */
 public record Context(String device, Integer deviceId, String process, Long pid, String processName,
                       String component, Integer tokensPerRequest, Long samples, Long timestampUs,
-                      Integer dpRank) {
+                      Integer dpRank, boolean inferred) {
 
     /** No context: a file-wide figure (checkpoint sizes, config fields). */
     public static final Context NONE = new Builder().build();
@@ -41,7 +44,7 @@ public record Context(String device, Integer deviceId, String process, Long pid,
     public Builder toBuilder() {
         return new Builder().device(device).deviceId(deviceId).process(process).pid(pid)
                 .processName(processName).component(component).tokensPerRequest(tokensPerRequest)
-                .samples(samples).timestampUs(timestampUs).dpRank(dpRank);
+                .samples(samples).timestampUs(timestampUs).dpRank(dpRank).inferred(inferred);
     }
 
     /** Collects a context field by field; each parser sets what its source gives. */
@@ -56,6 +59,7 @@ public record Context(String device, Integer deviceId, String process, Long pid,
         private Long samples;
         private Long timestampUs;
         private Integer dpRank;
+        private boolean inferred;
 
         private Builder() {
         }
@@ -110,9 +114,14 @@ public record Context(String device, Integer deviceId, String process, Long pid,
             return this;
         }
 
+        public Builder inferred(boolean v) {
+            inferred = v;
+            return this;
+        }
+
         public Context build() {
             return new Context(device, deviceId, process, pid, processName, component, tokensPerRequest,
-                    samples, timestampUs, dpRank);
+                    samples, timestampUs, dpRank, inferred);
         }
     }
 }

@@ -96,6 +96,9 @@ public final class EvidenceJsonWriter {
         if (o.context().dpRank() != null) {
             g.writeNumberField("dp_rank", o.context().dpRank());
         }
+        if (o.context().inferred()) {
+            g.writeStringField("confidence", "inferred");
+        }
         g.writeEndObject();
     }
 

@@ -72,6 +72,7 @@ public final class EvidenceTextWriter {
         add(b, "samples", o.context().samples());
         add(b, "timestamp_us", o.context().timestampUs());
         add(b, "dp_rank", o.context().dpRank());
+        add(b, "confidence", o.context().inferred() ? "inferred" : null);
         return b.toString().trim();
     }
 

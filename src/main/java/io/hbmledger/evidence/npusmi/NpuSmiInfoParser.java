@@ -26,7 +26,9 @@ import java.util.regex.Pattern;
  * {@code NPU id, Name | Health | Power, Temp, Hugepages-Usage}; row 2 is
  * {@code Chip id [Phy-ID | Device] | Bus-Id | AICore, Memory-Usage [, HBM-Usage]}. Columns are
  * found from the header, never from fixed positions, so wider ids, shifted borders and extra
- * columns of newer drivers are read too.
+ * columns of newer drivers are read too. Device row pairs pasted without any header are read in
+ * the layout npu-smi prints for chips with HBM when their shape is that one ({@link NpuSmiDeviceRows});
+ * their observations are marked {@link Context#inferred() inferred} and a warning names the rows.
  *
  * <p>Units: {@code HBM-Usage(MB)}, {@code Memory-Usage(MB)} and {@code Process memory(MB)} are
  * MiB (the tool divides bytes by 1024 twice); observations carry bytes = MiB x 1,048,576.
@@ -45,11 +47,11 @@ public final class NpuSmiInfoParser {
     private static final long MIB = 1L << 20;
     private static final Pattern NO_PROCESS = Pattern.compile("(?i)^no running processes found in npu\\s+(\\d+)");
     /** Ids (NPU, chip, Phy-ID) fit an int. */
-    private static final Pattern INT = Pattern.compile("\\d{1,9}");
+    static final Pattern INT = Pattern.compile("\\d{1,9}");
     /** A MiB count that still fits a long once in bytes (2^63 / 2^20 = 2^43, about 8.8e12). */
     private static final Pattern MIB_COUNT = Pattern.compile("\\d{1,12}");
     private static final Pattern PID = Pattern.compile("\\d{1,18}");
-    private static final Pattern PAIR_GAP = Pattern.compile("\\s*/\\s*");
+    static final Pattern PAIR_GAP = Pattern.compile("\\s*/\\s*");
     private static final Pattern UNIT = Pattern.compile("\\(([^)]*)\\)\\s*$");
 
     private enum Mode { NONE, CHIP_HEADER, CHIPS, PROC_HEADER, PROCS }
@@ -72,6 +74,16 @@ public final class NpuSmiInfoParser {
     private Row pendingRow1;
     private int pendingLine;
     private boolean warnedHeaderless;
+    /** A first row of a device pair seen without a header, until the next row says whether its pair follows. */
+    private Row headerlessRow1;
+    private int headerlessLine;
+    /** True once device pairs were read with {@link NpuSmiDeviceRows#standInHeader} standing in for a missing header. */
+    private boolean layoutInferred;
+    private String inferredChip;
+    /** The line ranges ("8-9") of the pairs read that way, for the one warning that names them. */
+    private final List<String> inferredPairs = new ArrayList<>();
+    private int inferredFirstLine;
+    private boolean warnedOnePair;
 
     private NpuSmiInfoParser() {
     }
@@ -107,12 +119,13 @@ public final class NpuSmiInfoParser {
             p.accept(i + 1, SmiLines.clean(lines.get(i)));
         }
         p.endOfTable();
+        p.endInferred();
         return p;
     }
 
     private void accept(int line, String s) {
         if (s.isEmpty() || !(s.startsWith("|") || s.startsWith("+"))) {
-            if (mode != Mode.NONE) {
+            if (mode != Mode.NONE || headerlessRow1 != null) {
                 endOfTable();
             }
             return;
@@ -125,6 +138,7 @@ public final class NpuSmiInfoParser {
         List<String> first = SmiLines.tokens(row.cells().get(0));
         if (startsWith(first, "NPU", "Name")) {
             flushPending();
+            endInferred();
             chipHeader.clear();
             chipHeader.add(row);
             mode = Mode.CHIP_HEADER;
@@ -142,6 +156,7 @@ public final class NpuSmiInfoParser {
             // memory columns are known; the first row only contributes the NPU id, which is
             // always the first token of a chip's first row.
             flushPending();
+            endInferred();
             chipHeader.clear();
             chipHeader.add(new Row(List.of(""), true));
             chipHeader.add(row);
@@ -155,8 +170,10 @@ public final class NpuSmiInfoParser {
             case CHIPS -> chipRow(line, row);
             case PROCS, PROC_HEADER -> processRow(line, row);
             case NONE -> {
-                if (!resume(line, row, first)) {
-                    headerless(line, first);
+                if (headerlessRow1 != null) {
+                    headerlessPair(line, row, first);
+                } else if (!resume(line, row, first)) {
+                    headerlessStart(line, row, first);
                 }
             }
         }
@@ -174,13 +191,13 @@ public final class NpuSmiInfoParser {
             }
             case PROC_HEADER -> mode = Mode.PROCS;
             case CHIPS -> flushPending();
-            default -> {
-            }
+            default -> dropHeaderlessRow1();
         }
     }
 
     private void endOfTable() {
         flushPending();
+        dropHeaderlessRow1();
         if (mode == Mode.CHIPS || mode == Mode.PROCS) {
             lastBody = mode;
         }
@@ -194,7 +211,7 @@ public final class NpuSmiInfoParser {
      * reused, with a warning; the table whose body came last is tried first.
      */
     private boolean resume(int line, Row row, List<String> first) {
-        if (first.isEmpty() || !INT.matcher(first.get(0)).matches()) {
+        if (layoutInferred || first.isEmpty() || !INT.matcher(first.get(0)).matches()) {
             return false;
         }
         int cells = row.cells().size();
@@ -224,6 +241,70 @@ public final class NpuSmiInfoParser {
             warnings.add("line " + line + ": npu-smi table rows without their 'NPU  Name | Health' header;"
                     + " columns are unknown, so these rows were not read (paste the table with its header)");
         }
+    }
+
+    /** A row in no table: kept when it can start a device row pair, else the rows are not read (warning). */
+    private void headerlessStart(int line, Row row, List<String> first) {
+        if (NpuSmiDeviceRows.isFirstRow(row)) {
+            headerlessRow1 = row;
+            headerlessLine = line;
+        } else {
+            headerless(line, first);
+        }
+    }
+
+    /**
+     * The row after a headerless first row. A device pair (see {@link NpuSmiDeviceRows}) whose chip
+     * row holds two "used / total" pairs is read in the layout npu-smi prints for chips with HBM,
+     * which then stands in for the header until a real one comes; with one pair (310P: DDR
+     * Memory-Usage only) which column it is cannot be told, so nothing is read.
+     */
+    private void headerlessPair(int line, Row row, List<String> first) {
+        Row row1 = headerlessRow1;
+        int line1 = headerlessLine;
+        headerlessRow1 = null;
+        int pairs = NpuSmiDeviceRows.chipRowPairs(row);
+        if (pairs < 0) {
+            headerless(line1, SmiLines.tokens(row1.cells().get(0)));
+            headerlessStart(line, row, first);
+            return;
+        }
+        String name = SmiLines.tokens(row1.cells().get(0)).get(1);
+        if (pairs != 2) {
+            if (!warnedOnePair) {
+                warnedOnePair = true;
+                warnings.add("line " + line1 + ": rows without npu-smi's header (lines " + line1 + "-" + line + ", " + name
+                        + "): the chip row holds " + pairs + " 'used / total' pair(s), not Memory-Usage and HBM-Usage;"
+                        + " without the header it cannot be told which memory it is, so nothing was read from these rows"
+                        + " (paste the table with its header)");
+            }
+            return;
+        }
+        chipHeader.clear();
+        chipHeader.addAll(NpuSmiDeviceRows.standInHeader(row));
+        layoutInferred = true;
+        inferredChip = name;
+        // mode stays NONE: every further pair must show this shape again, so a process row or a
+        // one-pair (310P) row after it is not read in a layout that is not its own
+        chip(line1, row1, line, row);
+    }
+
+    private void dropHeaderlessRow1() {
+        if (headerlessRow1 != null) {
+            headerless(headerlessLine, SmiLines.tokens(headerlessRow1.cells().get(0)));
+            headerlessRow1 = null;
+        }
+    }
+
+    /** Ends reading with the stood-in header; one warning names the rows read that way. */
+    private void endInferred() {
+        if (layoutInferred && !inferredPairs.isEmpty()) {
+            warnings.add("line " + inferredFirstLine + ": rows without npu-smi's header (lines "
+                    + String.join(", ", inferredPairs) + "): read in the layout npu-smi info prints for " + inferredChip
+                    + ", HBM-Usage(MB) as the last a / b pair of the chip row (MB = MiB); their values are inferred");
+        }
+        layoutInferred = false;
+        inferredPairs.clear();
     }
 
     private void flushPending() {
@@ -261,6 +342,10 @@ public final class NpuSmiInfoParser {
             return;
         }
         String device = "npu:" + id1.get(0) + "/chip:" + id2.get(0);
+        if (layoutInferred) {
+            inferredFirstLine = inferredPairs.isEmpty() ? line1 : inferredFirstLine;
+            inferredPairs.add(line1 + "-" + line2);
+        }
         Integer deviceId = null;
         Row header2 = chipHeader.size() > 1 ? chipHeader.get(1) : null;
         if (header2 != null) {
@@ -387,11 +472,13 @@ public final class NpuSmiInfoParser {
             // A zero capacity is a placeholder, not a measurement.
             return;
         }
+        // rows read with a stood-in header: what the numbers are comes from npu-smi's fixed layout, not the text
+        Context at = Context.builder().device(device).deviceId(deviceId).inferred(layoutInferred).build();
         if (used != null) {
-            out.add(obs(kind.used, used * unit, f.line(), parts[0], device, deviceId));
+            out.add(Observation.bytes(kind.used, used * unit, f.line(), parts[0]).in(at));
         }
         if (total != null) {
-            out.add(obs(kind.total, total * unit, f.line(), parts[1], device, deviceId));
+            out.add(Observation.bytes(kind.total, total * unit, f.line(), parts[1]).in(at));
         }
     }
 
@@ -508,11 +595,6 @@ public final class NpuSmiInfoParser {
             at.processName(name);
         }
         out.add(Observation.bytes(Quantity.PROCESS_MEMORY, mem * unit, line, memText).in(at.build()));
-    }
-
-    private static Observation obs(Quantity quantity, long bytes, int line, String text, String device, Integer deviceId) {
-        return Observation.bytes(quantity, bytes, line, text)
-                .in(Context.builder().device(device).deviceId(deviceId).build());
     }
 
     private static boolean startsWith(List<String> tokens, String a, String b) {

@@ -23,7 +23,8 @@ import java.util.Optional;
  * ({@value NpuSmiUsagesParser#FORMAT}) and {@code -t proc-mem} process lines
  * ({@value NpuSmiProcMemParser#FORMAT}). Recognises them by content: a table header row
  * ({@code | NPU Name | Health ...} or {@code | NPU Chip | Process id ...}), a memory key line
- * ({@code HBM Capacity(MB) : 32768}) or a {@code Process id:n Process name:... Process memory(MB):m} line. A vLLM
+ * ({@code HBM Capacity(MB) : 32768}), a device row pair without the header ({@code | 0  910B3 | OK | ...}
+ * then {@code | 0 | 0000:C1:00.0 | ...}) or a {@code Process id:n Process name:... Process memory(MB):m} line. A vLLM
  * log that only mentions npu-smi, or quotes a table inside many more log lines, is left to the
  * log reader. Parsing is done by the pure parsers; this class only reads the file.
  */
@@ -36,6 +37,10 @@ public final class NpuSmiReader implements EvidenceReader {
         }
         List<String> lines = cleaned(head.head());
         if (SmiLines.isMostlyTable(lines, NpuSmiInfoParser::isHeader)) {
+            return Optional.of(NpuSmiInfoParser.FORMAT);
+        }
+        // device rows pasted without the header: the parser reads them in npu-smi's fixed layout
+        if (!SmiLines.hasLogLine(lines) && NpuSmiDeviceRows.hasPair(lines)) {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }
         boolean header = lines.stream().anyMatch(NpuSmiInfoParser::isHeader);

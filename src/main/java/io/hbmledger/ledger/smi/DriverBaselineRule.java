@@ -3,7 +3,6 @@ package io.hbmledger.ledger.smi;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.Accelerator;
 import io.hbmledger.ledger.Component;
-import io.hbmledger.ledger.Confidence;
 import io.hbmledger.ledger.DeviceDraft;
 import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.Entry;
@@ -16,7 +15,7 @@ import java.util.List;
 
 /**
  * The driver's fixed usage from an idle npu-smi sample of the same device (moment
- * {@code baseline}), measured. It persists while the server runs; without an idle sample it is
+ * {@code baseline}), measured (inferred for rows pasted without their header). It persists while the server runs; without an idle sample it is
  * unknown, never 0. With several idle samples (collection takes a few) the first is used and the
  * note gives their range, so drift is visible.
  */
@@ -52,7 +51,7 @@ public final class DriverBaselineRule implements DeviceRule {
         if (procs > 0) {
             note += "; WARNING: the idle sample(s) list " + procs + " process(es) on this device, so it was not idle";
         }
-        d.decide(new Entry(Component.DRIVER_BASELINE, first.o().bytes(), Confidence.MEASURED,
-                List.of(first.source()), note, Moment.BASELINE.jsonName(), true, null));
+        d.decide(new Entry(Component.DRIVER_BASELINE, first.o().bytes(), SmiReading.confidence(first),
+                List.of(first.source()), note, Moment.BASELINE.jsonName(), true, SmiReading.arithmetic(first)));
     }
 }

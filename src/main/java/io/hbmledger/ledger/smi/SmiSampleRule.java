@@ -20,7 +20,8 @@ import java.util.Set;
  * Owner of the device key, capacity and the npu-smi sample, and of that sample's reading of
  * used ({@link DeviceDraft#smiUsed()}; {@link UsedRule} decides used from it): capacity and used
  * memory of the device from an npu-smi sample at the ledger's moment
- * (measured; used worked out from {@code -t usages}' capacity x rate is inferred). {@code HBM-Usage(MB)} is MiB (evidence-v1); a chip without HBM (310P) gives its
+ * (measured; used worked out from {@code -t usages}' capacity x rate is inferred, and so are rows
+ * pasted without their header, see {@link SmiReading}). {@code HBM-Usage(MB)} is MiB (evidence-v1); a chip without HBM (310P) gives its
  * DDR {@code Memory-Usage} instead, and the source says so. A sample without a stated moment is
  * used only when no sample has the right one, and the mixed-moments check then warns.
  */
@@ -58,9 +59,9 @@ public final class SmiSampleRule implements DeviceRule {
             }
             TaggedObservation u = pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).orElseThrow();
             String which = SampleChoice.describe(ev, withDevice, f, d.logicalDevice(), u);
-            d.decideSmiUsed(new Amount(u.o().bytes(), u.source(), note(u, m) + which));
+            d.decideSmiUsed(SmiReading.amount(u, note(u, m) + which));
             pick(rows, Quantity.HBM_TOTAL, Quantity.MEMORY_TOTAL, Quantity.FB_TOTAL).ifPresent(c ->
-                    d.decideCapacity(new Amount(c.o().bytes(), c.source(), note(c, m))));
+                    d.decideCapacity(SmiReading.amount(c, note(c, m))));
             return;
         }
         // No sample at the moment: capacity does not change, so any sample of the device gives it.
@@ -73,7 +74,7 @@ public final class SmiSampleRule implements DeviceRule {
             if (cap.isPresent()) {
                 ev.smiKey(f.file(), d.logicalDevice()).ifPresent(d::decideDeviceKey);
                 TaggedObservation c = cap.get();
-                d.decideCapacity(new Amount(c.o().bytes(), c.source(),
+                d.decideCapacity(SmiReading.amount(c,
                         "from the " + (f.moment() == null ? "untagged" : f.moment().jsonName())
                                 + " sample; capacity does not change"));
                 break;

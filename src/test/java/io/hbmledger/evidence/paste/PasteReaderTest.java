@@ -159,4 +159,37 @@ class PasteReaderTest {
         assertThat(f.observations()).filteredOn(o -> o.quantity().contractName().equals("memory_failure"))
                 .extracting(o -> o.context().component()).containsExactly("startup_check");
     }
+
+    /**
+     * npu-smi device rows pasted without the table's header, as in vllm-ascend issue 1903's
+     * table (910B3, "3369 / 65536"): in a fence, and unfenced between prose and a log line. Both go
+     * to the npu-smi reader; the values are marked inferred and a warning names the rows.
+     */
+    @Test
+    void headerlessNpuSmiRowsAreReadInAFenceAndInProse() throws Exception {
+        String text = String.join("\n",
+                "Two instances on one card. npu-smi after the first:",                           // 1
+                "```",                                                                            // 2
+                "| 0     910B3               | OK            | 98.4        50                0    / 0             |",
+                "| 0                         | 0000:C1:00.0  | 0           0    / 0          3369 / 65536         |",
+                "```",                                                                            // 5
+                "and after the second:",                                                          // 6
+                "| 0     910B3               | OK            | 99.1        51                0    / 0             |",
+                "| 0                         | 0000:C1:00.0  | 0           0    / 0          33981/ 65536         |",
+                "ValueError: Free memory on device (27.18/60.96 GiB) on startup is less than desired GPU memory"
+                        + " utilization (0.9, 54.86 GiB).",                                       // 9
+                "");
+        EvidenceFile f = read("issue.md", text);
+        assertThat(f.format().contractName()).isEqualTo("pasted-text");
+        List<Observation> used = f.observations().stream().filter(o -> o.quantity().contractName().equals("hbm_used")).toList();
+        // line 4: 3369 MiB = 3369 x 1048576 = 3,532,652,544 B; line 8: 33981 MiB = 35,631,661,056 B
+        assertThat(used).extracting(Observation::line, Observation::bytes)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(4, 3_532_652_544L), org.assertj.core.groups.Tuple.tuple(8, 35_631_661_056L));
+        assertThat(used).allMatch(o -> o.context().inferred() && "npu:0/chip:0".equals(o.context().device()));
+        assertThat(f.parts()).extracting(EvidencePart::firstLine, EvidencePart::lastLine, p -> p.format().contractName())
+                .contains(org.assertj.core.groups.Tuple.tuple(3, 4, "npu-smi-info"), org.assertj.core.groups.Tuple.tuple(7, 8, "npu-smi-info"));
+        assertThat(f.warnings()).filteredOn(w -> w.contains("rows without npu-smi's header")).hasSize(2)
+                .anyMatch(w -> w.startsWith("lines 7-8 (npu-smi-info): line 7: rows without npu-smi's header (lines 7-8)"));
+        assertThat(f.observations()).anyMatch(o -> o.quantity().contractName().equals("memory_failure"));
+    }
 }

@@ -63,6 +63,28 @@ class UsedRuleTest {
     }
 
     @Test
+    void rowsPastedWithoutTheirHeaderGiveInferredUsedAndCapacityWithTheLayoutStep() {
+        // "| 0 | 0000:C1:00.0 | 0  0 / 0  3369 / 65536 |" pasted without npu-smi's header, line 4
+        files.add(new EvidenceSet.FileInfo("issue.md", EvidenceFormat.NPU_SMI_INFO, Moment.READY));
+        Context chip = Context.builder().device("npu:0/chip:0").inferred(true).build();
+        obs.add(new TaggedObservation(Observation.bytes(Quantity.HBM_USED, 3369 * MIB, 4, "3369").in(chip),
+                "issue.md", EvidenceFormat.NPU_SMI_INFO, Moment.READY, null, null));
+        obs.add(new TaggedObservation(Observation.bytes(Quantity.HBM_TOTAL, 65536 * MIB, 4, "65536").in(chip),
+                "issue.md", EvidenceFormat.NPU_SMI_INFO, Moment.READY, null, null));
+        EvidenceSet ev = evidence();
+        DeviceDraft d = draftAfterSample(ev);
+        new UsedRule().apply(ev, d);
+
+        // 3369 MiB = 3369 x 1048576 B = 3532652544 B, inferred: the column came from npu-smi's layout
+        assertThat(d.used().bytes()).isEqualTo(3_532_652_544L);
+        assertThat(d.used().confidence()).isEqualTo(io.hbmledger.ledger.Confidence.INFERRED);
+        assertThat(d.used().arithmetic()).isEqualTo("\"3369\" read as hbm_used in npu-smi info's layout"
+                + " (row pasted without its header): 3369 MiB x 1048576 = 3532652544 B");
+        assertThat(d.capacity().confidence()).isEqualTo(io.hbmledger.ledger.Confidence.INFERRED);
+        assertThat(d.capacity().bytes()).isEqualTo(68_719_476_736L);
+    }
+
+    @Test
     void withoutSampleOrProfileUsedStaysUnknownWithTheSampleRulesReason() {
         files.add(new EvidenceSet.FileInfo("serve.log", EvidenceFormat.VLLM_LOG, Moment.STARTUP));
         EvidenceSet ev = evidence();

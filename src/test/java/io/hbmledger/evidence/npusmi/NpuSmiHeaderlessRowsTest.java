@@ -1,0 +1,130 @@
+package io.hbmledger.evidence.npusmi;
+
+import static io.hbmledger.evidence.npusmi.NpuSmiInfoParserTest.all;
+import static io.hbmledger.evidence.npusmi.NpuSmiInfoParserTest.one;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.Observation;
+import io.hbmledger.evidence.smitable.SmiLines;
+import io.hbmledger.evidence.smitable.SmiParse;
+import io.hbmledger.testing.Corpus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Device rows of {@code npu-smi info} pasted without the table's two header rows (an issue that
+ * starts at the first {@code | 0  910B3 | OK | ...} row, or a few row pairs copied out of a larger
+ * table). Rows are cut from the real corpus tables in place; MB is MiB, so each expected byte
+ * count is the written number x 1,048,576.
+ */
+class NpuSmiHeaderlessRowsTest {
+
+    private static final long MIB = 1L << 20;
+
+    /** Lines {@code first..last} (1-based, inclusive) of a corpus npu-smi file, as pasted on their own. */
+    private static List<String> excerpt(String name, int first, int last) throws IOException {
+        List<String> lines = SmiLines.lines(Files.readString(Corpus.file("npu-smi/" + name), StandardCharsets.UTF_8));
+        return lines.subList(first - 1, last);
+    }
+
+    @Test
+    void rowPairsOf910bAreReadInNpuSmiLayoutAsInferred() throws IOException {
+        // lines 8-12 of the 264 table: NPU 0 and NPU 1, the '+===' border between them, no header
+        List<String> rows = excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 8, 12);
+        SmiParse p = NpuSmiInfoParser.parse(rows);
+        // pasted line 2: "| 0 | 0000:66:00.0 | 0   0    / 0   59356/ 65536 |"
+        Observation used = one(p, "hbm_used", "npu:0/chip:0");
+        assertThat(used.bytes()).isEqualTo(59356 * MIB); // 62,239,277,056 B
+        assertThat(used.line()).isEqualTo(2);
+        assertThat(used.text()).isEqualTo("59356");
+        assertThat(used.context().inferred()).isTrue();
+        assertThat(used.context().deviceId()).isNull();
+        assertThat(one(p, "hbm_total", "npu:0/chip:0").bytes()).isEqualTo(65536 * MIB);
+        // pasted line 5: "59351/ 65536" of NPU 1
+        assertThat(one(p, "hbm_used", "npu:1/chip:0").bytes()).isEqualTo(59351 * MIB);
+        // the "0 / 0" DDR pair stays the placeholder it is with a header
+        assertThat(all(p, "memory_used", null)).isEmpty();
+        assertThat(p.observations()).hasSize(4).allMatch(o -> o.context().inferred());
+        assertThat(p.warnings()).containsExactly("line 1: rows without npu-smi's header (lines 1-2, 4-5): read in the layout"
+                + " npu-smi info prints for 910B2C, HBM-Usage(MB) as the last a / b pair of the chip row (MB = MiB);"
+                + " their values are inferred");
+    }
+
+    @Test
+    void rowPairsOfAtlasA3GiveChipAndPhyId() throws IOException {
+        // lines 8-13 of the 2667 table: NPU 0's two chips, "| 0  0 | 0000:9D:00.0 |" and "| 1  1 | 0000:9F:00.0 |"
+        SmiParse p = NpuSmiInfoParser.parse(excerpt("vllm-ascend-2667_A3_Ascend910_8npu_16chips_phyid.txt", 8, 13));
+        Observation chip0 = one(p, "hbm_used", "npu:0/chip:0");
+        assertThat(chip0.bytes()).isEqualTo(3412 * MIB); // 3,577,741,312 B
+        assertThat(chip0.context().deviceId()).isZero();
+        Observation chip1 = one(p, "hbm_used", "npu:0/chip:1");
+        assertThat(chip1.bytes()).isEqualTo(3189 * MIB); // 3,343,908,864 B
+        assertThat(chip1.line()).isEqualTo(5);
+        assertThat(chip1.context().deviceId()).isEqualTo(1);
+        assertThat(chip1.context().inferred()).isTrue();
+        assertThat(p.warnings()).singleElement().asString()
+                .startsWith("line 1: rows without npu-smi's header (lines 1-2, 4-5)").contains("for Ascend910");
+    }
+
+    @Test
+    void rowPairsOf310pWithOnlyMemoryUsageReadNothing() throws IOException {
+        // lines 8-12 of the 6842 table: "| 0  0 | 0000:01:00.0 | 0  1615 / 44278 |": one pair, DDR not HBM
+        List<String> rows = excerpt("vllm-ascend-6842_310P3_duo_4cards_8chips_big_npu_ids.txt", 8, 12);
+        SmiParse p = NpuSmiInfoParser.parse(rows);
+        assertThat(p.observations()).isEmpty();
+        assertThat(p.warnings()).singleElement().asString()
+                .startsWith("line 1: rows without npu-smi's header (lines 1-2, 310P3): the chip row holds 1 'used / total' pair(s)")
+                .contains("nothing was read");
+        // the reader still takes the text, so the user sees why nothing came of it
+        byte[] bytes = (String.join("\n", rows) + "\n").getBytes(StandardCharsets.UTF_8);
+        assertThat(new NpuSmiReader().detect(new FileHead("x.txt", bytes, bytes.length))).contains(EvidenceFormat.NPU_SMI_INFO);
+    }
+
+    @Test
+    void aLoneRowLikeLineIsNoObservation() {
+        String row1 = "| 0     910B3               | OK            | 98.4        50                0    / 0             |";
+        // a first row with no second, and a first row followed by a process-table-like row (no bus id)
+        for (String text : List.of(row1 + "\n", row1 + "\n| 0 0 | 12345 | python | 3011 |\n")) {
+            SmiParse p = NpuSmiInfoParser.parse(text);
+            assertThat(p.observations()).as(text).isEmpty();
+            assertThat(p.warnings()).as(text).singleElement().asString().startsWith("line 1: npu-smi table rows without their");
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            assertThat(new NpuSmiReader().detect(new FileHead("x.txt", bytes, bytes.length))).as(text).isEmpty();
+        }
+    }
+
+    @Test
+    void processRowsAfterHeaderlessPairsAreNotReadInTheChipLayout() throws IOException {
+        // 264 lines 8-9 (NPU 0's pair), then its process rows 59 and 61 without the process table header
+        String text = String.join("\n", excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 8, 9)) + "\n"
+                + String.join("\n", excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 61)) + "\n";
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        assertThat(p.observations()).extracting(o -> o.quantity().contractName()).containsExactly("hbm_used", "hbm_total");
+        assertThat(p.warnings()).hasSize(2)
+                .anyMatch(w -> w.startsWith("line 3: npu-smi table rows without their"))
+                .anyMatch(w -> w.startsWith("line 1: rows without npu-smi's header (lines 1-2)"));
+    }
+
+    @Test
+    void aRealHeaderAfterHeaderlessRowsIsReadAsMeasured() throws IOException {
+        // two pairs copied out of the 264 table (lines 8-9), then the whole 2667 table with its header
+        List<String> text = new java.util.ArrayList<>(excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 8, 9));
+        text.add("");
+        text.addAll(SmiLines.lines(Files.readString(
+                Corpus.file("npu-smi/vllm-ascend-2667_A3_Ascend910_8npu_16chips_phyid.txt"), StandardCharsets.UTF_8)));
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        assertThat(p.observations()).filteredOn(o -> o.line() == 2).hasSize(2).allMatch(o -> o.context().inferred());
+        // 2667 line 9 is pasted line 12: "3412 / 65536" under its own header
+        Observation headed = p.observations().stream().filter(o -> o.line() == 12 && o.quantity().contractName().equals("hbm_used"))
+                .findFirst().orElseThrow();
+        assertThat(headed.bytes()).isEqualTo(3412 * MIB);
+        assertThat(headed.context().inferred()).isFalse();
+        assertThat(p.warnings()).filteredOn(w -> w.contains("rows without npu-smi's header")).singleElement().asString()
+                .startsWith("line 1: rows without npu-smi's header (lines 1-2)");
+    }
+}
