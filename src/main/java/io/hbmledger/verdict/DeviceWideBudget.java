@@ -47,16 +47,26 @@ final class DeviceWideBudget {
                 : java.util.Optional.of(Arith.sum("held_by_other_processes", parts.toArray(Figure[]::new)));
     }
 
-    /** Only for vllm-ascend's "Available memory" line: other engines' lines do not say how they counted. */
+    /**
+     * vllm-ascend's "Available memory" line says how it counted; for other engines' refusals the
+     * part is given only when the evidence shows others on the device, as the likely cause: vLLM
+     * counted all memory in use on the device as the instance's own in several releases (vllm
+     * #2248 from 0.2.5, #10533 on 0.6.4, #14376 on V1; vllm #18974: "init the first LLM with
+     * gpu_memory_utilization=0.45 and the second one 0.9 (as it'll count both)").
+     */
     static java.util.Optional<Part> of(ServerFacts s, RunFacts run) {
-        if (!s.has(Fact.DEVICE_WIDE_KV_BUDGET)) {
+        boolean ascend = s.has(Fact.DEVICE_WIDE_KV_BUDGET);
+        if (!ascend && run.peerUtilizations().isEmpty() && held(s, run).isEmpty()) {
             return java.util.Optional.empty();
         }
+        String on = ascend ? "On vllm-ascend" : "On such versions";
         List<Figure> others = new ArrayList<>(run.peerUtilizations());
         List<Figure> figures = new ArrayList<>();
-        StringBuilder text = new StringBuilder(" vllm-ascend counts everything the device holds outside this process's"
-                + " torch allocator (the other processes' memory included) as this instance's non-torch memory, so"
-                + " memory another instance or service holds on the device comes out of this instance's own share");
+        StringBuilder text = new StringBuilder(ascend ? " vllm-ascend counts everything the device holds outside this"
+                + " process's torch allocator (the other processes' memory included) as this instance's non-torch memory,"
+                + " so memory another instance or service holds on the device comes out of this instance's own share"
+                : " Others hold memory on this device, and vLLM releases that count all memory in use on the device as"
+                + " this instance's during profiling (vllm #2248, #10533, #14376) take it out of this instance's own share");
         String advice;
         Figure own = s.get(Fact.UTILIZATION).orElse(null);
         if (own == null && others.size() >= 2) {
@@ -87,7 +97,7 @@ final class DeviceWideBudget {
                                     + " activation peak and KV cache");
             String total = s.get(Fact.TOTAL_SEEN).map(t -> " (" + gib(Arith.times("x", sumFigure, t)) + " of "
                     + gib(t) + ")").orElse("");
-            advice = "On vllm-ascend a later instance's gpu_memory_utilization must cover the others' memory too: set it"
+            advice = on + " a later instance's gpu_memory_utilization must cover the others' memory too: set it"
                     + " above " + ratio(sumFigure.value()) + total + " plus its own weights, activation peak and KV"
                     + " cache (vllm-ascend #7308: 0.3 then 0.6 starts both, 0.3 and 0.3 does not), keeping the last"
                     + " instance's value at most ~0.9; or give each instance its own device.";
@@ -99,7 +109,7 @@ final class DeviceWideBudget {
             text.append(": the other processes on the device hold ").append(gib(heldBy)).append(", ")
                     .append(ratio(share.value())).append(" of the ").append(gib(s.fact(Fact.TOTAL_SEEN)))
                     .append(" total");
-            advice = "On vllm-ascend this instance's gpu_memory_utilization must cover the other processes' "
+            advice = on + " this instance's gpu_memory_utilization must cover the other processes' "
                     + gib(heldBy) + " too: set it above " + ratio(share.value()) + " plus its own weights, activation"
                     + " peak and KV cache, or free that memory, or give it a device of its own.";
         } else {

@@ -32,7 +32,7 @@ final class KvBudgetRule {
                     && s.fact(Fact.MAX_MODEL_LEN).value() > s.fact(Fact.KV_TOKENS).value()) {
                 out.add(tooFewTokens(s));
             } else if (s.kvRefusal() != null) {
-                out.add(refusedWithoutFigures(s));
+                out.add(refusedWithoutFigures(s, run));
             }
         }
         return out;
@@ -203,7 +203,7 @@ final class KvBudgetRule {
      * (an excerpt with only the error, or V1's "No available memory for the cache blocks"
      * without the profiling figures): the refusal is still the answer, with what is known.
      */
-    private static Finding refusedWithoutFigures(ServerFacts s) {
+    private static Finding refusedWithoutFigures(ServerFacts s, RunFacts run) {
         List<Figure> figures = new ArrayList<>();
         StringBuilder text = new StringBuilder("vLLM cannot serve: after profiling, nothing of its budget was left for the"
                 + " KV cache (" + s.kvRefusal().file() + ":" + s.kvRefusal().line() + ")");
@@ -229,10 +229,16 @@ final class KvBudgetRule {
         text.append(". The log does not print every part of the budget, so the shortfall is unknown.");
         String weights = s.get(Fact.WEIGHTS).map(w -> " The weights alone take " + gib(w)
                 + ", so the share must be well above " + gib(w) + " / the device's total.").orElse("");
+        List<String> advice = new ArrayList<>(List.of("Raise gpu_memory_utilization (see what_fits when the device's"
+                + " total is known), or lower the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer"
+                + " weights per device (quantization, more tensor parallelism)." + weights));
+        DeviceWideBudget.of(s, run).ifPresent(p -> {
+            text.append(p.text());
+            figures.addAll(p.figures());
+            advice.add(p.othersSeen() ? 0 : 1, p.advice());
+        });
         return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
-                figures, List.of("Raise gpu_memory_utilization (see what_fits when the device's total is known), or lower"
-                        + " the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer weights per"
-                        + " device (quantization, more tensor parallelism)." + weights));
+                figures, advice);
     }
 
     /** Above this share there is nothing left to raise: the rest covers graphs, buffers and the runtime. */

@@ -265,4 +265,24 @@ class VerdictTest {
         assertThat(k.figure("others_share_of_total").orElseThrow().value()).isEqualTo(0.42);
         assertThat(k.advice().get(0)).contains("25.49 GiB", "above 0.42");
     }
+    /**
+     * vllm #14376 (V1 on one 48 GB L40S): a second TinyLlama at 0.2 beside a first at 0.2 is
+     * refused with "No available memory for the cache blocks"; 0.2 then 0.3 starts. The log prints
+     * no budget figures; the stated peer share is the sign that another instance's memory was
+     * counted as this one's, and that advice comes first.
+     */
+    @Test
+    void aCudaKvRefusalBesideAStatedPeerNamesTheOthersShare() {
+        Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+        f.put(Fact.UTILIZATION, value("u", 0.2, 3));
+        ServerFacts second = new ServerFacts("issue.md", ServerFacts.Engine.V1, null, List.of("gpu:0"), f, null,
+                new Source("issue.md", 6, "No available memory for the cache blocks"), null);
+        RunFacts run = new RunFacts(List.of(second), List.of(), List.of(value("u1", 0.2, 3)), RunFacts.Accelerator.GPU);
+        Finding k = only(Verdict.findings(run), Finding.Kind.KV_NEGATIVE);
+        assertThat(k.text()).contains("vllm #2248, #10533, #14376", "take 0.2 of the total", "is not more than that");
+        assertThat(k.advice().get(0)).startsWith("On such versions a later instance's").contains("above 0.2 plus");
+        // no peer, no process table: the general advice alone
+        RunFacts alone = new RunFacts(List.of(second), List.of(), List.of(), RunFacts.Accelerator.GPU);
+        assertThat(only(Verdict.findings(alone), Finding.Kind.KV_NEGATIVE).advice()).hasSize(1);
+    }
 }
