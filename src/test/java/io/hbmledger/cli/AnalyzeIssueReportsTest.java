@@ -275,7 +275,8 @@ class AnalyzeIssueReportsTest {
      * vllm-ascend #5917: two instances in one pod, each --gpu-memory-utilization 0.4; the first
      * printed "Available memory: 23106324992" (21.52 GiB), the second "Available memory: 0" with
      * "~40G" still free. The user's lines as posted (colour codes dropped): the second start's 0 is
-     * the answer, the first start's 21.52 GiB is set aside as another run's.
+     * the answer, the first start's 21.52 GiB is set aside as another run's; the command pasted
+     * above the second log is that start's (before, its 0.4 was set aside with the first start).
      */
     @Test
     void ascend5917TheSecondInstanceAtTheSameShareGetsNoKvCache() throws Exception {
@@ -292,5 +293,9 @@ class AnalyzeIssueReportsTest {
         assertThat(kv.get("bytes").asLong()).isZero();
         assertThat(kv.get("sources").get(0).get("line").asInt()).isEqualTo(9); // the second start's line
         assertThat(f.get("text").asText()).contains("comes out of this instance's own share");
+        // the second instance's own command (line 6, before its log's first line) gives its share:
+        // 0.4 x 65452113920 B = 0.4 x 60.958 GiB = 24.38 GiB
+        assertThat(figure(f, "utilization").get("sources").get(0).get("line").asInt()).isEqualTo(6);
+        assertThat(gib(f, "budget")).isCloseTo(24.38, within(0.005));
     }
 }
