@@ -18,6 +18,14 @@ public enum Fact {
     ACTIVATION_PEAK,
     /** The KV cache the engine sized (may be negative in V0's profiling line). */
     KV_CACHE,
+    /**
+     * vllm-ascend's "Available memory: N" (worker_v1.py determine_available_memory): its KV budget,
+     * max(utilization x total - peak, 0), where the peak adds everything the device holds outside
+     * this process's torch allocator (mem_get_info's total - free - torch's current bytes), other
+     * processes' memory included. Stands for {@link #KV_CACHE} when the log prints no "Available KV
+     * cache memory".
+     */
+    DEVICE_WIDE_KV_BUDGET,
     /** KV cache vLLM says one request at max_model_len needs (V1's refusal). */
     KV_NEEDED,
     GPU_BLOCKS,

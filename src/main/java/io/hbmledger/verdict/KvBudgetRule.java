@@ -27,12 +27,12 @@ final class KvBudgetRule {
                     && s.fact(Fact.KV_NEEDED).bytes() > s.fact(Fact.KV_CACHE).bytes()) {
                 out.add(tooSmall(s));
             } else if (negative(s)) {
-                out.add(noKv(s));
+                out.add(noKv(s, run));
             } else if (s.has(Fact.MAX_MODEL_LEN, Fact.KV_TOKENS)
                     && s.fact(Fact.MAX_MODEL_LEN).value() > s.fact(Fact.KV_TOKENS).value()) {
                 out.add(tooFewTokens(s));
             } else if (s.kvRefusal() != null) {
-                out.add(refusedWithoutFigures(s));
+                out.add(refusedWithoutFigures(s, run));
             }
         }
         return out;
@@ -63,7 +63,7 @@ final class KvBudgetRule {
         return Optional.empty();
     }
 
-    private static Finding noKv(ServerFacts s) {
+    private static Finding noKv(ServerFacts s, RunFacts run) {
         Figure kv = s.fact(Fact.KV_CACHE).named("kv_cache");
         List<Figure> figures = new ArrayList<>();
         StringBuilder text = new StringBuilder("vLLM cannot serve: ");
@@ -86,6 +86,24 @@ final class KvBudgetRule {
             figures.add(s.fact(Fact.NON_TORCH).named("non_torch"));
             figures.add(s.fact(Fact.ACTIVATION_PEAK).named("activation_peak"));
             figures.add(n);
+        } else if (clamped(s)) {
+            // worker_v1.py: available = int(max(total x utilization - peak, 0)); the shortfall is not printed
+            text.append("vllm-ascend's KV budget (\"Available memory\") is 0: it is ");
+            budget.ifPresent(b -> {
+                text.append(s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN) ? ratio(s.fact(Fact.UTILIZATION).value())
+                        + " x " + gib(s.fact(Fact.TOTAL_SEEN)) + " = " + gib(b) + " " : gib(b) + " ");
+                s.get(Fact.UTILIZATION).ifPresent(u -> figures.add(u.named("utilization")));
+                s.get(Fact.TOTAL_SEEN).ifPresent(t -> figures.add(t.named("total_seen")));
+                figures.add(b);
+            });
+            if (budget.isEmpty()) {
+                text.append("gpu_memory_utilization x ").append(s.get(Fact.TOTAL_SEEN).map(t -> {
+                    figures.add(t.named("total_seen"));
+                    return "the total " + gib(t);
+                }).orElse("the total")).append(' ');
+            }
+            text.append("minus the profile peak, printed as 0 when the peak took all of it or more (by how much is"
+                    + " not printed)");
         } else {
             text.append("the KV cache it sized is ").append(gib(kv));
         }
@@ -95,11 +113,23 @@ final class KvBudgetRule {
         text.append(s.get(Fact.GPU_BLOCKS).map(g -> ": " + Math.round(g.value()) + " KV blocks").orElse(""))
                 .append(s.get(Fact.MAX_CONCURRENCY).map(c -> ", maximum concurrency "
                         + String.format(java.util.Locale.ROOT, "%.2fx", c.value())).orElse("")).append('.');
+        List<String> advice = new ArrayList<>();
+        java.util.Optional<DeviceWideBudget.Part> shared = DeviceWideBudget.of(s, run);
+        shared.ifPresent(p -> {
+            text.append(p.text());
+            figures.addAll(p.figures());
+        });
+        advice.add("Raise gpu_memory_utilization (see what_fits), or lower the non-KV memory: a smaller activation peak"
+                + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
+                + " (a quantized model, more tensor parallelism).");
+        shared.ifPresent(p -> advice.add(p.othersSeen() ? 0 : 1, p.advice()));
         return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(),
-                text.toString(), figures, List.of(
-                "Raise gpu_memory_utilization (see what_fits), or lower the non-KV memory: a smaller activation peak"
-                        + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
-                        + " (a quantized model, more tensor parallelism)."));
+                text.toString(), figures, advice);
+    }
+
+    /** The KV cache is vllm-ascend's "Available memory", which it prints as 0 for any shortfall. */
+    private static boolean clamped(ServerFacts s) {
+        return s.get(Fact.DEVICE_WIDE_KV_BUDGET).map(a -> a.bytes() == 0 && a.equals(s.fact(Fact.KV_CACHE))).orElse(false);
     }
 
     private static Finding tooSmall(ServerFacts s) {
@@ -173,7 +203,7 @@ final class KvBudgetRule {
      * (an excerpt with only the error, or V1's "No available memory for the cache blocks"
      * without the profiling figures): the refusal is still the answer, with what is known.
      */
-    private static Finding refusedWithoutFigures(ServerFacts s) {
+    private static Finding refusedWithoutFigures(ServerFacts s, RunFacts run) {
         List<Figure> figures = new ArrayList<>();
         StringBuilder text = new StringBuilder("vLLM cannot serve: after profiling, nothing of its budget was left for the"
                 + " KV cache (" + s.kvRefusal().file() + ":" + s.kvRefusal().line() + ")");
@@ -199,10 +229,16 @@ final class KvBudgetRule {
         text.append(". The log does not print every part of the budget, so the shortfall is unknown.");
         String weights = s.get(Fact.WEIGHTS).map(w -> " The weights alone take " + gib(w)
                 + ", so the share must be well above " + gib(w) + " / the device's total.").orElse("");
+        List<String> advice = new ArrayList<>(List.of("Raise gpu_memory_utilization (see what_fits when the device's"
+                + " total is known), or lower the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer"
+                + " weights per device (quantization, more tensor parallelism)." + weights));
+        DeviceWideBudget.of(s, run).ifPresent(p -> {
+            text.append(p.text());
+            figures.addAll(p.figures());
+            advice.add(p.othersSeen() ? 0 : 1, p.advice());
+        });
         return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
-                figures, List.of("Raise gpu_memory_utilization (see what_fits when the device's total is known), or lower"
-                        + " the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer weights per"
-                        + " device (quantization, more tensor parallelism)." + weights));
+                figures, advice);
     }
 
     /** Above this share there is nothing left to raise: the rest covers graphs, buffers and the runtime. */

@@ -39,6 +39,7 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.NON_TORCH, Fact.NON_TORCH),
             Map.entry(Quantity.ACTIVATION_PEAK, Fact.ACTIVATION_PEAK),
             Map.entry(Quantity.KV_CACHE_AVAILABLE, Fact.KV_CACHE),
+            Map.entry(Quantity.AVAILABLE_MEMORY, Fact.DEVICE_WIDE_KV_BUDGET),
             Map.entry(Quantity.GPU_BLOCKS, Fact.GPU_BLOCKS),
             Map.entry(Quantity.CPU_BLOCKS, Fact.CPU_BLOCKS),
             Map.entry(Quantity.KV_CACHE_TOKENS, Fact.KV_TOKENS),
@@ -218,6 +219,13 @@ public final class RunFactsBuilder {
             if (f == Fact.KV_TOKENS && engine == ServerFacts.Engine.UNKNOWN) {
                 engine = ServerFacts.Engine.V1;
             }
+        }
+        Figure ascend = facts.get(Fact.DEVICE_WIDE_KV_BUDGET);
+        if (!facts.containsKey(Fact.KV_CACHE) && ascend != null && ascend.bytes() != null && ascend.bytes() <= 0) {
+            // vllm-ascend's budget printed as 0 is its KV cache: none, and vLLM refuses to start
+            // (kv_cache_utils.check_enough_kv_cache_memory). A positive budget stays the ledger's
+            // kv_cache line only: what_fits over it is not checked against vllm-ascend runs yet.
+            facts.put(Fact.KV_CACHE, ascend);
         }
         return new ServerFacts(instance, engine, rank, devices, facts, refusal, kvRefusal,
                 oom == null ? null : new ServerFacts.Oom(oom, oomPhase, oomDevice, oomProcesses));

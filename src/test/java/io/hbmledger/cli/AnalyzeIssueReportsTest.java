@@ -246,4 +246,56 @@ class AnalyzeIssueReportsTest {
         JsonNode evidence = AnalyzeFindingsTest.json(CliRun.of("evidence", file.toString(), "--format", "json"));
         assertThat(evidence.toString()).contains("\"memory_utilization\"");
     }
+    /**
+     * vllm-ascend #4404: Qwen3-VL-8B started on a 910B, then qwen2.5-vl-3b "with the same command"
+     * on the same card failed although "34g" were still free. The user's whole paste. worker_v1.py
+     * prints max(total x utilization - peak, 0), and its peak adds everything the device holds
+     * outside this process's torch allocator, the 8B instance included (vllm-ascend #7308, #5917:
+     * two instances at one share, the second gets 0). Before: no finding, status incomplete.
+     */
+    @Test
+    void ascend4404AvailableMemoryZeroIsARefusedStartOnASharedCard() throws Exception {
+        Path file = tmp.resolve("issue.md");
+        Files.writeString(file, "```text\n(EngineCore_DP0 pid=634) INFO 11-22 10:01:28 [worker_v1.py:256] Available memory: 0,"
+                + " total memory: 65452113920\n一张910B上部署Qwen3-vl-8b和qwen2.5-vl-3b的时候，8b的模型直接就可以启动，启动之后显存还有34g，"
+                + "但是我以同样的命令去启动3b的时候会报错显存为0\n```\n");
+        JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
+        assertThat(report.get("status").asText()).isEqualTo("failed");
+        JsonNode f = finding("issue2.md", Files.readString(file), "kv_negative");
+        assertThat(figure(f, "kv_cache").get("bytes").asLong()).isZero();
+        // 65452113920 B / 2^30 = 60.958 GiB
+        assertThat(gib(f, "total_seen")).isCloseTo(60.96, within(0.005));
+        assertThat(f.get("text").asText()).contains("\"Available memory\") is 0", "60.96 GiB",
+                "other processes' memory included");
+        // nothing in the paste names the other instance's share: the advice says "if", after the general one
+        assertThat(f.get("advice").get(1).asText()).startsWith("If another instance").contains("#7308");
+    }
+
+    /**
+     * vllm-ascend #5917: two instances in one pod, each --gpu-memory-utilization 0.4; the first
+     * printed "Available memory: 23106324992" (21.52 GiB), the second "Available memory: 0" with
+     * "~40G" still free. The user's lines as posted (colour codes dropped): the second start's 0 is
+     * the answer, the first start's 21.52 GiB is set aside as another run's; the command pasted
+     * above the second log is that start's (before, its 0.4 was set aside with the first start).
+     */
+    @Test
+    void ascend5917TheSecondInstanceAtTheSameShareGetsNoKvCache() throws Exception {
+        JsonNode f = finding("issue.md", "**实例1：vllm server model_path --port 随机端口 --gpu-memory-utilization 0.4\n成功启动**\n"
+                + "[mineru] (EngineCore_DP0 pid=3052) INFO 01-15 06:46:16 [worker_v1.py:270] Available memory: 23106324992,"
+                + " total memory: 65452113920\n"
+                + "[mineru] (EngineCore_DP0 pid=3052) INFO 01-15 06:46:16 [kv_cache_utils.py:1286] GPU KV cache size: 1,880,320 tokens\n"
+                + "\n**实例2：vllm server model_path --port 随机端口 --gpu-memory-utilization 0.4\n"
+                + "启动失败，提示Available memory: 0为0，实际剩余～40G**\n\n"
+                + "[mineru] (EngineCore_DP0 pid=4146) INFO 01-15 06:47:41 [worker_v1.py:270] Available memory: 0,"
+                + " total memory: 65452113920\n"
+                + "[mineru] (EngineCore_DP0 pid=4146) ERROR 01-15 06:47:41 [core.py:843] EngineCore failed to start.\n", "kv_negative");
+        JsonNode kv = figure(f, "kv_cache");
+        assertThat(kv.get("bytes").asLong()).isZero();
+        assertThat(kv.get("sources").get(0).get("line").asInt()).isEqualTo(9); // the second start's line
+        assertThat(f.get("text").asText()).contains("comes out of this instance's own share");
+        // the second instance's own command (line 6, before its log's first line) gives its share:
+        // 0.4 x 65452113920 B = 0.4 x 60.958 GiB = 24.38 GiB
+        assertThat(figure(f, "utilization").get("sources").get(0).get("line").asInt()).isEqualTo(6);
+        assertThat(gib(f, "budget")).isCloseTo(24.38, within(0.005));
+    }
 }

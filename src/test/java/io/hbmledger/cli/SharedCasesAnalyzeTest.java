@@ -79,6 +79,22 @@ class SharedCasesAnalyzeTest {
         assertThat(figure(npu0, "free").get("bytes").asLong()).isEqualTo(5664 * MIB);
     }
 
+    /**
+     * The whole case folder, as a user hands over a folder of attachments: case.md's worked
+     * arithmetic (0.2 + 0.45 + 0.70 + 0.9 = 2.25, 4 x 0.22 = 0.88, <= ~0.95) states no instances;
+     * before, it made 11 "instances" summing to 6.55.
+     */
+    @Test
+    void fourInstancesFromTheWholeFolder() throws Exception {
+        String c = "ascend-8621-four-instances-one-910b2";
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", Cases.file(c, "case.md").getParent().toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode shares = findings(new ObjectMapper().readTree(run.out()), "over_subscribed").get(0);
+        assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25); // 0.2+0.45+0.70+0.9
+        assertThat(figure(shares, "utilization_4").get("value").asDouble()).isEqualTo(0.9);
+        assertThat(shares.get("figures").toString()).doesNotContain("utilization_5");
+    }
+
     @Test
     void a910b4SharedWithAnEmbeddingService() throws Exception {
         String c = "ascend-8809-910b4-32gb-vllm-plus-embedding-service";

@@ -213,4 +213,76 @@ class VerdictTest {
         assertThat(Verdict.findings(new RunFacts(List.of(s), List.of(idle), List.of(), RunFacts.Accelerator.NPU)))
                 .noneMatch(x -> x.kind() == Finding.Kind.BELOW_BUDGET);
     }
+
+    /** vllm-ascend's "Available memory: 0, total memory: 65452113920" (#5917), with the utilization when given. */
+    private static ServerFacts availableMemoryZero(Figure utilization) {
+        Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+        Figure zero = Figure.bytes("available", 0, Confidence.REPORTED, null, List.of(new Source("x.log", 10, "0")));
+        f.put(Fact.DEVICE_WIDE_KV_BUDGET, zero);
+        f.put(Fact.KV_CACHE, zero);
+        f.put(Fact.TOTAL_SEEN, Figure.bytes("total", 65452113920L, Confidence.REPORTED, null,
+                List.of(new Source("x.log", 10, "65452113920"))));
+        if (utilization != null) {
+            f.put(Fact.UTILIZATION, utilization);
+        }
+        return new ServerFacts("x.log", ServerFacts.Engine.V1, null, List.of("npu:0/chip:0"), f, null, null, null);
+    }
+
+    /**
+     * vllm-ascend #5917 with both shares known: the second instance at 0.4 after one at 0.4 on a
+     * 65452113920 B (60.958 GiB) 910B prints "Available memory: 0". vllm-ascend counts the first
+     * instance's memory in the second's peak, so its share must exceed 0.4 (0.4 x 60.958 = 24.38 GiB)
+     * plus its own needs; the co-tenant advice comes first.
+     */
+    @Test
+    void aLaterInstanceOnVllmAscendMustCoverTheOthersShare() {
+        ServerFacts second = availableMemoryZero(value("u", 0.4, 5));
+        RunFacts run = new RunFacts(List.of(second), List.of(), List.of(value("u1", 0.4, 1)), RunFacts.Accelerator.NPU);
+        Finding k = only(Verdict.findings(run), Finding.Kind.KV_NEGATIVE);
+        assertThat(gibOf(k, "budget")).isCloseTo(24.38, within(0.005)); // 0.4 x 60.958
+        assertThat(k.figure("other_utilizations_sum").orElseThrow().value()).isEqualTo(0.4);
+        assertThat(k.text()).contains("0.4 x 60.96 GiB = 24.38 GiB", "is not more than that");
+        assertThat(k.advice().get(0)).contains("above 0.4 (24.38 GiB of 60.96 GiB)");
+        // the same figures without the peer: the general advice first
+        RunFacts alone = new RunFacts(List.of(second), List.of(), List.of(), RunFacts.Accelerator.NPU);
+        assertThat(only(Verdict.findings(alone), Finding.Kind.KV_NEGATIVE).advice().get(0)).startsWith("Raise");
+    }
+
+    /**
+     * The same refusal with an npu-smi process table instead of stated shares: another process
+     * (pid 3052, the first instance) holds 26100 MiB = 25.49 GiB on the card, 25.49 / 60.958 =
+     * 0.418 of the total, so this instance's share must be above 0.42 plus its own needs.
+     */
+    @Test
+    void aProcessTableGivesTheShareALaterInstanceMustCover() {
+        ServerFacts second = availableMemoryZero(null);
+        Figure p = Figure.bytes("pid 3052", 26100 * MIB, Confidence.MEASURED, null, List.of(new Source("npu-smi.txt", 13, "26100")));
+        DeviceFacts d = new DeviceFacts("npu:0/chip:0", "910B2", null, null,
+                List.of(new DeviceFacts.ProcessFacts(3052, "python3", p, false)));
+        Finding k = only(Verdict.findings(new RunFacts(List.of(second), List.of(d), List.of(), RunFacts.Accelerator.NPU)),
+                Finding.Kind.KV_NEGATIVE);
+        assertThat(gibOf(k, "held_by_other_processes")).isCloseTo(25.49, within(0.005));
+        assertThat(k.figure("others_share_of_total").orElseThrow().value()).isEqualTo(0.42);
+        assertThat(k.advice().get(0)).contains("25.49 GiB", "above 0.42");
+    }
+    /**
+     * vllm #14376 (V1 on one 48 GB L40S): a second TinyLlama at 0.2 beside a first at 0.2 is
+     * refused with "No available memory for the cache blocks"; 0.2 then 0.3 starts. The log prints
+     * no budget figures; the stated peer share is the sign that another instance's memory was
+     * counted as this one's, and that advice comes first.
+     */
+    @Test
+    void aCudaKvRefusalBesideAStatedPeerNamesTheOthersShare() {
+        Map<Fact, Figure> f = new EnumMap<>(Fact.class);
+        f.put(Fact.UTILIZATION, value("u", 0.2, 3));
+        ServerFacts second = new ServerFacts("issue.md", ServerFacts.Engine.V1, null, List.of("gpu:0"), f, null,
+                new Source("issue.md", 6, "No available memory for the cache blocks"), null);
+        RunFacts run = new RunFacts(List.of(second), List.of(), List.of(value("u1", 0.2, 3)), RunFacts.Accelerator.GPU);
+        Finding k = only(Verdict.findings(run), Finding.Kind.KV_NEGATIVE);
+        assertThat(k.text()).contains("vllm #2248, #10533, #14376", "take 0.2 of the total", "is not more than that");
+        assertThat(k.advice().get(0)).startsWith("On such versions a later instance's").contains("above 0.2 plus");
+        // no peer, no process table: the general advice alone
+        RunFacts alone = new RunFacts(List.of(second), List.of(), List.of(), RunFacts.Accelerator.GPU);
+        assertThat(only(Verdict.findings(alone), Finding.Kind.KV_NEGATIVE).advice()).hasSize(1);
+    }
 }

@@ -35,12 +35,15 @@ public final class LedgerMomentRule implements DeviceRule {
     }
 
     /**
-     * A negative "Available KV cache memory": vLLM V1 then raises "No available memory for the
-     * cache blocks" (v1/core/kv_cache_utils.py check_enough_kv_cache_memory: available_memory
-     * <= 0), so the server never became ready.
+     * A negative "Available KV cache memory", or vllm-ascend's "Available memory: 0" (worker_v1.py
+     * determine_available_memory prints max(total x utilization - peak, 0) and returns it): vLLM V1
+     * then raises "No available memory for the cache blocks" (v1/core/kv_cache_utils.py
+     * check_enough_kv_cache_memory: available_memory <= 0), so the server never became ready.
      */
     public static java.util.Optional<TaggedObservation> refusedKv(EvidenceSet ev) {
-        return ev.where(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE && t.o().bytes() != null && t.o().bytes() < 0)
+        return ev.where(t -> t.o().bytes() != null
+                && (t.quantity() == Quantity.KV_CACHE_AVAILABLE && t.o().bytes() < 0
+                        || t.quantity() == Quantity.AVAILABLE_MEMORY && t.o().bytes() <= 0))
                 .stream().findFirst();
     }
 

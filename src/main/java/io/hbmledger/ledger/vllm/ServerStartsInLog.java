@@ -33,20 +33,31 @@ public final class ServerStartsInLog {
         fileObs.stream().filter(t -> t.quantity() == Quantity.SERVER_START).forEach(t -> markerLines.add(t.o().line()));
         int lastStart = -1;
         boolean figureSince = false;
+        // a setting printed after the last start's other figures and before the next marker is the
+        // next start's: vllm-ascend #5917 pastes "实例2：... --gpu-memory-utilization 0.4", then
+        // the second instance's log, whose first line (a new pid) is the marker
+        int settingsFrom = -1;
         for (TaggedObservation t : fileObs) {
             if (t.quantity() == Quantity.EARLIER_SERVER_START) {
                 continue;
             }
             if (t.quantity() == Quantity.SERVER_START) {
                 if (lastStart < 0 || (figureSince && t.o().line() > lastStart)) {
-                    starts.add(t.o().line());
-                    lastStart = t.o().line();
+                    int from = settingsFrom > lastStart && settingsFrom < t.o().line() ? settingsFrom : t.o().line();
+                    starts.add(from);
+                    lastStart = from;
                     figureSince = false;
                 }
+                settingsFrom = -1;
             } else if (markerLines.contains(t.o().line())) {
                 continue;
             } else if (lastStart >= 0 && t.o().line() > lastStart) {
                 figureSince = true;
+                if (t.quantity() != Quantity.MEMORY_UTILIZATION) {
+                    settingsFrom = -1;
+                } else if (settingsFrom < 0) {
+                    settingsFrom = t.o().line();
+                }
             } else if (lastStart < 0) {
                 figureSince = true; // figures before the first marker: that marker is a restart
                 starts.add(0);
@@ -131,7 +142,9 @@ public final class ServerStartsInLog {
                     where.add(t.o().text().startsWith("figures before") ? "the top of the file" : "line " + t.o().line());
                     figures += t.o().value().intValue();
                 }
-                int last = ev.where(t -> t.file().equals(f.getKey()) && t.quantity() == Quantity.SERVER_START)
+                // the first line kept: the marker, or a setting printed for this start before it
+                int last = ev.where(t -> t.file().equals(f.getKey()) && t.isVllm()
+                                && t.quantity() != Quantity.EARLIER_SERVER_START)
                         .stream().mapToInt(t -> t.o().line()).min().orElse(0);
                 run.note("WARNING: " + f.getKey() + " holds " + (where.size() + 1) + " server starts (earlier ones at "
                         + String.join(", ", where) + "); only the last start, from line " + last + ", is used: the "

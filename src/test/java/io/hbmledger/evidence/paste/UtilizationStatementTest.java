@@ -31,4 +31,16 @@ class UtilizationStatementTest {
         assertThat(read("two instances on vllm 0.9.1, --gpu-memory-utilization 0.5 each; temperature 0.7, top_p 0.8"))
                 .containsExactly(0.5);
     }
+    @Test
+    void theOperandsOfWorkedArithmeticAreNotSettings() {
+        // ../shared/cases/ascend-8621.../case.md line 14, the worked answer: sums, products and a bound
+        assertThat(read("- `gpu_memory_utilization` is each instance's own share of the *total*, not a cumulative level: the"
+                + " four settings ask for 0.2 + 0.45 + 0.70 + 0.9 = 2.25 x 60.96 = **137.2 GiB** on a 60.96 GiB device."
+                + " Budgets that fit side by side must sum to <= ~0.95 (e.g. 4 x 0.22 = 0.88 -> 4 x 13.41 GiB = 53.64 GiB)."))
+                .isEmpty();
+        // a flag with "=" is a setting; so is a list of shares
+        assertThat(read("two instances: --gpu-memory-utilization=0.4 and --gpu-memory-utilization=0.5")).containsExactly(0.4, 0.5);
+        assertThat(read("started one after another with `--gpu-memory-utilization` 0.2, 0.45, 0.70 and 0.9 (four containers)"))
+                .containsExactly(0.2, 0.45, 0.70, 0.9);
+    }
 }
