@@ -69,7 +69,13 @@ final class KvBudgetRule {
         StringBuilder text = new StringBuilder("vLLM cannot serve: ");
         Optional<Figure> budget = budget(s);
         Optional<Figure> before = beforeKv(s);
-        if (budget.isPresent() && before.isPresent()) {
+        Optional<String> raise = Optional.empty();
+        if (budget.isEmpty() || before.isEmpty()) {
+            KvPartialBudget.Answer partial = KvPartialBudget.of(s);
+            text.append(partial.text());
+            figures.addAll(partial.figures());
+            raise = partial.utilizationAdvice();
+        } else {
             Figure b = budget.get();
             Figure n = before.get();
             String share = s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN) ? ratio(s.fact(Fact.UTILIZATION).value())
@@ -86,10 +92,8 @@ final class KvBudgetRule {
             figures.add(s.fact(Fact.NON_TORCH).named("non_torch"));
             figures.add(s.fact(Fact.ACTIVATION_PEAK).named("activation_peak"));
             figures.add(n);
-        } else {
-            text.append("the KV cache it sized is ").append(gib(kv));
+            figures.add(kv);
         }
-        figures.add(kv);
         s.get(Fact.GPU_BLOCKS).ifPresent(g -> figures.add(g.named("gpu_blocks")));
         s.get(Fact.MAX_CONCURRENCY).ifPresent(c -> figures.add(c.named("max_concurrency")));
         text.append(s.get(Fact.GPU_BLOCKS).map(g -> ": " + Math.round(g.value()) + " KV blocks").orElse(""))
@@ -97,7 +101,8 @@ final class KvBudgetRule {
                         + String.format(java.util.Locale.ROOT, "%.2fx", c.value())).orElse("")).append('.');
         return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(),
                 text.toString(), figures, List.of(
-                "Raise gpu_memory_utilization (see what_fits), or lower the non-KV memory: a smaller activation peak"
+                raise.orElse("Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : ""))
+                        + ", or lower the non-KV memory: a smaller activation peak"
                         + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
                         + " (a quantized model, more tensor parallelism)."));
     }

@@ -174,6 +174,7 @@ public final class RunFactsBuilder {
         String oomDevice = null;
         List<Figure> oomProcesses = new ArrayList<>();
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
+        boolean engineKv = obs.stream().anyMatch(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE);
         for (TaggedObservation t : obs) {
             String phase = t.o().context().component();
             if (t.quantity() == Quantity.MEMORY_FAILURE && phase != null && !REFUSAL_PHASES.contains(phase)) {
@@ -199,6 +200,12 @@ public final class RunFactsBuilder {
                 engine = t.o().value() == 0 ? ServerFacts.Engine.V0 : ServerFacts.Engine.V1;
             }
             Fact f = VLLM.get(t.quantity());
+            if (t.quantity() == Quantity.AVAILABLE_MEMORY && t.o().isBytes() && !engineKv) {
+                // vllm-ascend's "Available memory: N" is its KV cache budget (worker_v1.py
+                // determine_available_memory: max(total x utilization - peak, 0)); the engine's own
+                // "Available KV cache memory" wins where both are printed, as in the ledger
+                f = Fact.KV_CACHE;
+            }
             if (f == null) {
                 continue;
             }

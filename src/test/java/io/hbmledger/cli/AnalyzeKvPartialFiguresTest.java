@@ -1,0 +1,123 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * No KV cache, as users paste it when the log prints only part of the budget: vLLM V1's INFO
+ * lines (weights, "Available KV cache memory: -K GiB") and vllm-ascend's "Available memory: 0,
+ * total memory: T" (worker_v1.py, which prints max(T x utilization - peak, 0)). The texts are
+ * the users' own from vllm-project/vllm-ascend issues; the expected figures are worked by hand
+ * in the comments.
+ */
+class AnalyzeKvPartialFiguresTest {
+
+    @TempDir
+    Path tmp;
+
+    private List<JsonNode> findings(String name, String text, String kind) throws Exception {
+        Path file = tmp.resolve(name);
+        Files.writeString(file, text);
+        JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
+        List<JsonNode> out = new ArrayList<>();
+        report.get("findings").forEach(f -> {
+            if (f.get("kind").asText().equals(kind)) {
+                out.add(f);
+            }
+        });
+        assertThat(out).as(kind + " in " + report.get("findings")).isNotEmpty();
+        return out;
+    }
+
+    /**
+     * vllm-ascend #9372: Qwen3-14B on a 32 GB vNPU, 27.5 GB of weights; the thread asks for the
+     * advice a user can act on (a shorter max_model_len, a higher utilization, a smaller model).
+     * The paste has no utilization or total, so only weights and the shortfall are known.
+     */
+    @Test
+    void ascend9372WeightsAndANegativeKvCacheGiveTheShortfall() throws Exception {
+        JsonNode f = findings("issue.md", "Deploy a model whose weights are close to the available memory:\n\n```bash\n"
+                + "vllm serve /models/Qwen3-14B/ \\\n  --served-model-name qwen3-14b \\\n  --max-model-len 4096 \\\n"
+                + "  --enforce-eager\n```\n\nOn a 32GB vNPU, Qwen3-14B weights are 27.5GB, leaving insufficient room for KV cache.\n\n"
+                + "## Current Error\n\n```\nLoading model weights took 27.5376 GB\nAvailable KV cache memory: -0.87 GiB\n```\n",
+                "kv_negative").get(0);
+        // "GB" in "Loading model weights took" is GiB: 27.5376 GiB
+        assertThat(SharedCasesAnalyzeTest.gib(f, "weights")).isCloseTo(27.5376, within(0.0001));
+        assertThat(SharedCasesAnalyzeTest.gib(f, "kv_cache")).isCloseTo(-0.87, within(0.0001));
+        assertThat(f.get("text").asText()).contains("-0.87 GiB", "weights (27.54 GiB)", "need 0.87 GiB more than its budget");
+        // no what_fits answer here (no total, no KV per token): the advice must not point to one
+        assertThat(f.get("advice").toString()).contains("Raise gpu_memory_utilization").doesNotContain("see what_fits");
+    }
+
+    /**
+     * vllm-ascend #3843: Qwen3-Next-80B on 8 x 910B4, each rank's budget printed as 0. The 0 is
+     * vllm-ascend's clamp, so the finding says nothing is left rather than "0 GiB of KV".
+     */
+    @Test
+    void ascend3843ZeroAvailableMemoryIsNoKvCache() throws Exception {
+        List<JsonNode> all = findings("serve.log", ASCEND_3843, "kv_negative");
+        JsonNode f = all.get(0);
+        assertThat(SharedCasesAnalyzeTest.gib(f, "kv_cache")).isZero();
+        // 65452113920 B / 2^30 = 60.957 GiB, the engine's total
+        assertThat(SharedCasesAnalyzeTest.gib(f, "total_seen")).isCloseTo(60.957, within(0.001));
+        assertThat(f.get("text").asText()).contains("\"Available memory\"", "0.00 GiB", "max(budget - profile peak, 0)",
+                "nothing is left");
+    }
+
+    /**
+     * The same lines with the setting of vllm-ascend #3813 (Qwen3-Next-80B on 8 cards at 0.7,
+     * which does not start either) and the weights line of #3308 (the same checkpoint at TP 8,
+     * 18.6823 GB per rank): the budget and the weights give the rest of the non-KV memory.
+     */
+    @Test
+    void ascend3843WithUtilizationAndWeightsGivesTheRestAsALowerBound() throws Exception {
+        JsonNode f = findings("serve.log", "vllm serve /root/models/Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 8"
+                + " --gpu-memory-utilization 0.7\n(Worker_TP0 pid=552) INFO 10-28 21:10:01 [model_runner_v1.py:2661] Loading"
+                + " model weights took 18.6823 GB\n" + ASCEND_3843, "kv_negative").get(0);
+        // budget 0.7 x 60.957 = 42.670 GiB
+        assertThat(SharedCasesAnalyzeTest.gib(f, "budget")).isCloseTo(42.670, within(0.001));
+        // 42.670 - 18.6823 - 0 = 23.988: at least, as the 0 is a clamp
+        assertThat(SharedCasesAnalyzeTest.gib(f, "activation_peak_and_non_torch")).isCloseTo(23.988, within(0.001));
+        assertThat(f.get("text").asText()).contains("42.67 GiB", "18.68 GiB", "at least 23.99 GiB",
+                "every process's memory on the device counts as non-torch");
+        assertThat(f.get("advice").get(0).asText()).startsWith("Raise gpu_memory_utilization above 0.7");
+    }
+
+    /**
+     * A rank with less KV cache than its peers on Ascend, in #3843's format (values made up, the
+     * difference worked by hand): 12401094656 - 20401094656 = -8000000000 B = -7.45 GiB.
+     */
+    @Test
+    void ascendRankWithLessAvailableMemoryIsNamed() throws Exception {
+        StringBuilder log = new StringBuilder();
+        for (int r = 0; r < 4; r++) {
+            log.append("(Worker_TP").append(r).append(" pid=55").append(r).append(") INFO 10-28 21:14:48 [worker_v1.py:259]")
+                    .append(" Available memory: ").append(r == 2 ? "12401094656" : "20401094656")
+                    .append(", total memory: 65452113920\n");
+        }
+        List<JsonNode> all = findings("ranks.log", log.toString(), "rank_mismatch");
+        assertThat(all).hasSize(1);
+        JsonNode f = all.get(0);
+        assertThat(SharedCasesAnalyzeTest.figure(f, "difference").get("bytes").asLong()).isEqualTo(-8_000_000_000L);
+        assertThat(f.get("text").asText()).startsWith("Rank 2 reports KV cache of 11.55 GiB").contains("19.00 GiB");
+    }
+
+    /** vllm-ascend #3843, the ranks' budget lines and the refusal as the user pasted them (traceback trimmed). */
+    private static final String ASCEND_3843 = """
+            (Worker_TP2 pid=554) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
+            (Worker_TP4 pid=556) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
+            (Worker_TP7 pid=559) INFO 10-28 21:14:49 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
+            (Worker_TP0 pid=552) INFO 10-28 21:14:49 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
+            (EngineCore_DP0 pid=415) ERROR 10-28 21:14:49 [core.py:708] EngineCore failed to start.
+            (EngineCore_DP0 pid=415) ERROR 10-28 21:14:49 [core.py:708] ValueError: No available memory for the cache blocks. \
+            Try increasing `gpu_memory_utilization` when initializing the engine.
+            """;
+}
