@@ -24,7 +24,10 @@ final class KvBudgetRule {
         List<Finding> out = new ArrayList<>();
         for (ServerFacts s : run.servers()) {
             if (s.has(Fact.KV_NEEDED, Fact.KV_CACHE)
-                    && s.fact(Fact.KV_NEEDED).bytes() > s.fact(Fact.KV_CACHE).bytes()) {
+                    && s.fact(Fact.KV_NEEDED).bytes() > s.fact(Fact.KV_CACHE).bytes()
+                    || s.has(Fact.KV_NEEDED) && !s.has(Fact.KV_CACHE) && s.kvRefusal() != null) {
+                // V1's refusal names what one request needs; a paste may lose the available figure
+                // (a line wrapped or cut before it), which leaves a KV cache too small, not none
                 out.add(tooSmall(s));
             } else if (negative(s)) {
                 out.add(noKv(s));
@@ -109,20 +112,23 @@ final class KvBudgetRule {
 
     private static Finding tooSmall(ServerFacts s) {
         Figure need = s.fact(Fact.KV_NEEDED).named("kv_needed_for_one_request");
-        Figure have = s.fact(Fact.KV_CACHE).named("kv_cache");
-        Figure gap = Arith.minus("kv_shortfall", need, have);
-        List<Figure> figures = new ArrayList<>(List.of(need, have, gap));
+        Figure have = s.get(Fact.KV_CACHE).map(k -> k.named("kv_cache")).orElse(null);
+        Figure gap = have == null ? null : Arith.minus("kv_shortfall", need, have);
+        List<Figure> figures = new ArrayList<>(have == null ? List.of(need) : List.of(need, have, gap));
         s.get(Fact.MAX_MODEL_LEN).ifPresent(m -> figures.add(0, m.named("max_model_len")));
         String len = s.get(Fact.MAX_MODEL_LEN).map(m -> " of " + Math.round(m.value()) + " tokens").orElse("");
-        String text = "vLLM cannot serve: one request" + len + " needs " + gib(need) + " of KV cache, but only "
-                + gib(have) + " is left in the budget, " + gib(gap) + " short.";
+        String text = "vLLM cannot serve: one request" + len + " needs " + gib(need) + " of KV cache, but "
+                + (have == null ? "less is left in the budget (the available KV cache figure is not in the evidence: "
+                        + s.kvRefusal().file() + ":" + s.kvRefusal().line() + ")."
+                        : "only " + gib(have) + " is left in the budget, " + gib(gap) + " short.");
         List<String> advice = new ArrayList<>();
         s.get(Fact.ESTIMATED_MAX_MODEL_LEN).ifPresent(e -> {
             figures.add(e.named("estimated_max_model_len"));
             advice.add("Set --max-model-len " + Math.round(e.value()) + " or less: vLLM's own estimate of the longest"
                     + " request the KV cache it has can hold.");
         });
-        advice.add("Or raise gpu_memory_utilization by at least " + gib(gap) + " / the total, or spread the weights over more devices.");
+        advice.add(have == null ? "Or raise gpu_memory_utilization, or spread the weights over more devices."
+                : "Or raise gpu_memory_utilization by at least " + gib(gap) + " / the total, or spread the weights over more devices.");
         return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text, figures, advice);
     }
 

@@ -54,6 +54,11 @@ final class KvPartialBudget {
                     .append(ascend ? " (every process's memory on the device counts as non-torch there)" : "")
                     .append(clamped ? " at least " : " ").append(gib(rest)).append(" (").append(Arith.gib(budget.get()))
                     .append(" - ").append(gib(weights.get())).append(clamped ? "" : " - (" + gib(kv) + ")").append(")");
+            // v0.6.3-v0.6.4 print non_torch_memory (device-wide, other processes included) but no activation peak
+            s.get(Fact.NON_TORCH).ifPresent(n -> {
+                figures.add(n.named("non_torch"));
+                text.append(", non-torch ").append(gib(n)).append(" of it");
+            });
         } else if (weights.isPresent() && kv.bytes() < 0) {
             text.append(": the weights (").append(gib(weights.get())).append(") plus the profile run's activation peak")
                     .append(" and non-torch memory, which the log does not print, need ").append(gib(kv).replace("-", ""))

@@ -110,6 +110,41 @@ class AnalyzeKvPartialFiguresTest {
         assertThat(f.get("text").asText()).startsWith("Rank 2 reports KV cache of 11.55 GiB").contains("19.00 GiB");
     }
 
+    /**
+     * vLLM v0.6.3-v0.6.4's one-line profile (worker.py, PR 9352), with vllm #10439's setting (0.4,
+     * Qwen2.5-0.5B; the answer there was to raise it to 0.5-0.6): the figures are made up in that
+     * format. peak_torch_memory there includes the weights and is not an activation peak, so the
+     * activation peak is not printed; non_torch_memory is.
+     */
+    @Test
+    void v064ProfileLineGivesTheUtilizationForZeroKv() throws Exception {
+        JsonNode f = findings("v064.log", "INFO 11-18 18:07:20 model_runner.py:1077] Loading model weights took 0.9276 GB\n"
+                + "INFO 11-18 18:07:27 worker.py:232] Memory profiling results: total_gpu_memory=23.64GiB"
+                + " initial_memory_usage=9.68GiB peak_torch_memory=1.43GiB memory_usage_post_profile=9.75GiB"
+                + " non_torch_memory=8.75GiB kv_cache_size=-0.72GiB gpu_memory_utilization=0.40\n"
+                + "INFO 11-18 18:07:28 gpu_executor.py:113] # GPU blocks: 0, # CPU blocks: 21845\n", "kv_negative").get(0);
+        // 0.4 x 23.64 = 9.456; 9.456 - 0.9276 - (-0.72) = 9.2484
+        assertThat(SharedCasesAnalyzeTest.gib(f, "activation_peak_and_non_torch")).isCloseTo(9.2484, within(0.0001));
+        // (9.456 + 0.72) / 23.64 = 0.4305, rounded up
+        assertThat(SharedCasesAnalyzeTest.figure(f, "utilization_for_zero_kv").get("value").asDouble()).isEqualTo(0.44);
+        assertThat(f.get("text").asText()).contains("9.25 GiB", "non-torch 8.75 GiB of it", "0 KV blocks");
+        assertThat(f.get("advice").get(0).asText()).startsWith("Raise gpu_memory_utilization above 0.44");
+    }
+
+    /**
+     * V1's refusal cut before its available figure (a paste that stops at the line break of a
+     * wrapped refusal, public text as posted): what one request needs and vLLM's estimate are
+     * there, so the KV cache is too small, not absent.
+     */
+    @Test
+    void aRefusalCutBeforeTheAvailableFigureIsTooSmallNotNone() throws Exception {
+        JsonNode f = findings("cut.md", "```\nValueError: To serve at least one request with the model's max seq len (131072),\n"
+                + "9.5 GiB KV cache is needed, which is larger than the available KV cache memory\n```\n", "kv_small").get(0);
+        assertThat(SharedCasesAnalyzeTest.gib(f, "kv_needed_for_one_request")).isCloseTo(9.5, within(0.0001));
+        assertThat(f.get("text").asText()).contains("131072 tokens", "9.50 GiB", "not in the evidence", "cut.md:3");
+        assertThat(f.get("figures").toString()).doesNotContain("kv_shortfall");
+    }
+
     /** vllm-ascend #3843, the ranks' budget lines and the refusal as the user pasted them (traceback trimmed). */
     private static final String ASCEND_3843 = """
             (Worker_TP2 pid=554) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
