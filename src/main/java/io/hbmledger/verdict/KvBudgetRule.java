@@ -204,6 +204,10 @@ final class KvBudgetRule {
                 known.add(name.replace('_', ' ') + " " + gib(v));
             });
         }
+        s.get(Fact.GPU_BLOCKS).ifPresent(g -> {
+            figures.add(g.named("gpu_blocks"));
+            known.add(Math.round(g.value()) + " KV blocks");
+        });
         if (!known.isEmpty()) {
             text.append(": ").append(String.join(", ", known));
         }
@@ -211,7 +215,7 @@ final class KvBudgetRule {
         String weights = s.get(Fact.WEIGHTS).map(w -> " The weights alone take " + gib(w)
                 + ", so the share must be well above " + gib(w) + " / the device's total.").orElse("");
         return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(), text.toString(),
-                figures, List.of("Raise gpu_memory_utilization (see what_fits when the device's total is known), or lower"
+                figures, List.of("Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : "") + ", or lower"
                         + " the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer weights per"
                         + " device (quantization, more tensor parallelism)." + weights));
     }

@@ -145,6 +145,27 @@ class AnalyzeKvPartialFiguresTest {
         assertThat(f.get("figures").toString()).doesNotContain("kv_shortfall");
     }
 
+    /**
+     * netease-youdao/QAnything #302 (vLLM V0 on an RTX 3090 under Docker on Windows): only the
+     * engine config, 0 GPU blocks and the refusal. The blocks are named; no what_fits answer is
+     * possible (no total), so the advice does not point to one.
+     */
+    @Test
+    void v0ZeroBlocksWithoutFiguresNamesTheBlocks() throws Exception {
+        JsonNode f = findings("qanything.log", "INFO 04-27 10:11:03 llm_engine.py:70] Initializing an LLM engine with config:"
+                + " model='/model_repos/CustomLLM/Qwen-7B-QAnything', tokenizer='/model_repos/CustomLLM/Qwen-7B-QAnything',"
+                + " tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16,"
+                + " max_seq_len=4096, download_dir=None, load_format=auto, tensor_parallel_size=1, quantization=None,"
+                + " enforce_eager=False, seed=0)\n"
+                + "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n"
+                + "2024-04-27 10:13:05 | ERROR | stderr | Traceback (most recent call last):\n"
+                + "2024-04-27 10:13:05 | ERROR | stderr | ValueError: No available memory for the cache blocks. Try increasing"
+                + " `gpu_memory_utilization` when initializing the engine.\n", "kv_negative").get(0);
+        assertThat(SharedCasesAnalyzeTest.figure(f, "gpu_blocks").get("value").asDouble()).isZero();
+        assertThat(f.get("text").asText()).contains("qanything.log:4", "0 KV blocks");
+        assertThat(f.get("advice").toString()).contains("Raise gpu_memory_utilization").doesNotContain("what_fits");
+    }
+
     /** vllm-ascend #3843, the ranks' budget lines and the refusal as the user pasted them (traceback trimmed). */
     private static final String ASCEND_3843 = """
             (Worker_TP2 pid=554) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
