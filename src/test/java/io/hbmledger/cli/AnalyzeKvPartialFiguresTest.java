@@ -166,6 +166,25 @@ class AnalyzeKvPartialFiguresTest {
         assertThat(f.get("advice").toString()).contains("Raise gpu_memory_utilization").doesNotContain("what_fits");
     }
 
+    /**
+     * The shared case vllm-13882 (RTX 4060 8 GB, Qwen2.5-7B 4-bit) as a Python user pastes it:
+     * the LLM(...) call that sets max_model_len, and the profile lines without the "Maximum
+     * concurrency for 4096 tokens" line that would give it. what_fits needs max_model_len: from the
+     * call. Worked in the case: 57,344 B/token x 4096 = 0.22 GiB; (6.65 + 0.22) / 8.00 = 0.859 -> 0.86.
+     */
+    @Test
+    void pythonCallGivesMaxModelLenForWhatFits() throws Exception {
+        JsonNode f = findings("issue.md", "```python\nllm = LLM(\n    model=\"Qwen/Qwen2.5-7B-Instruct-AWQ\",\n"
+                + "    gpu_memory_utilization=0.7,\n    max_model_len=4096,\n)\n```\n\n```\n"
+                + "INFO 02-26 09:54:05 worker.py:267] the current vLLM instance can use total_gpu_memory (8.00GiB) x"
+                + " gpu_memory_utilization (0.70) = 5.60GiB\n"
+                + "INFO 02-26 09:54:05 worker.py:267] model weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch"
+                + " activation peak memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -1.05GiB.\n"
+                + "INFO 02-26 09:54:05 executor_base.py:111] # cuda blocks: 0, # CPU blocks: 4681\n```\n", "what_fits").get(0);
+        assertThat(SharedCasesAnalyzeTest.figure(f, "max_model_len").get("value").asDouble()).isEqualTo(4096);
+        assertThat(SharedCasesAnalyzeTest.figure(f, "smallest_utilization").get("value").asDouble()).isEqualTo(0.86);
+    }
+
     /** vllm-ascend #3843, the ranks' budget lines and the refusal as the user pasted them (traceback trimmed). */
     private static final String ASCEND_3843 = """
             (Worker_TP2 pid=554) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: 65452113920

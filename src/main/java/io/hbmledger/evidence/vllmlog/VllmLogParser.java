@@ -13,6 +13,7 @@ import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
+import io.hbmledger.evidence.command.PythonEngineCall;
 import io.hbmledger.evidence.command.ServeCommand;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
@@ -348,6 +349,7 @@ public final class VllmLogParser {
         final MemoryFailures failures = new MemoryFailures();
         final NcclInfoLines nccl = new NcclInfoLines();
         final WrappedRefusal wrapped = new WrappedRefusal();
+        final PythonEngineCall python = new PythonEngineCall();
     }
 
     private static void readLine(String line, int lineNo, PerFile st, List<Observation> observations, List<String> warnings) {
@@ -372,7 +374,7 @@ public final class VllmLogParser {
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(lower);
         boolean deploy = st.command.continues() || EngineArgs.mayHold(lower) || lower.contains("vllm")
-                || lower.contains("visible_devices");
+                || lower.contains("visible_devices") || st.python.continues() || PythonEngineCall.mayStart(line);
         boolean failure = MemoryFailures.mayHold(lower);
         if (!startish && !candidate && !deploy && !failure && st.openTables.isEmpty()) {
             return;
@@ -397,6 +399,13 @@ public final class VllmLogParser {
                         observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start command"), seg));
                     }
                     shell.forEach(o -> observations.add(context(o, seg)));
+                    // vLLM's Python API, LLM(model=..., max_model_len=...), is the start of its instance too
+                    boolean call = st.python.continues();
+                    List<Observation> py = st.python.read(seg.message(), lineNo);
+                    if ((!py.isEmpty() || call || st.python.continues()) && shell.isEmpty() && !continued && !marked) {
+                        observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start call"), seg));
+                    }
+                    py.forEach(o -> observations.add(context(o, seg)));
                 }
                 EngineArgs.read(seg, lineNo, observations);
             }
