@@ -127,8 +127,19 @@ final class KvBudgetRule {
             advice.add("Set --max-model-len " + Math.round(e.value()) + " or less: vLLM's own estimate of the longest"
                     + " request the KV cache it has can hold.");
         });
-        advice.add(have == null ? "Or raise gpu_memory_utilization, or spread the weights over more devices."
-                : "Or raise gpu_memory_utilization by at least " + gib(gap) + " / the total, or spread the weights over more devices.");
+        String raise;
+        if (have == null) {
+            raise = "Or raise gpu_memory_utilization";
+        } else if (s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN)) {
+            Figure step = Arith.ratioUp("utilization_step", gap, s.fact(Fact.TOTAL_SEEN));
+            double to = Math.round((s.fact(Fact.UTILIZATION).value() + step.value()) * 100) / 100.0;
+            figures.add(step);
+            raise = "Or raise gpu_memory_utilization to at least " + ratio(to) + " (" + ratio(s.fact(Fact.UTILIZATION).value())
+                    + " + " + gib(gap) + " / " + gib(s.fact(Fact.TOTAL_SEEN)) + ", rounded up) if that much is free at start";
+        } else {
+            raise = "Or raise gpu_memory_utilization by at least " + gib(gap) + " / the device's total";
+        }
+        advice.add(raise + ", or spread the weights over more devices.");
         return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text, figures, advice);
     }
 

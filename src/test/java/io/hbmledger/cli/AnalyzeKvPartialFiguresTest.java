@@ -185,6 +185,23 @@ class AnalyzeKvPartialFiguresTest {
         assertThat(SharedCasesAnalyzeTest.figure(f, "smallest_utilization").get("value").asDouble()).isEqualTo(0.86);
     }
 
+    /**
+     * vllm-ascend #14678 (DeepSeek-V4 on A2 NPUs): the KV budget of 11.35 GiB falls short of the
+     * 12.06 GiB one request needs; the reporter's workaround was to raise the utilization from
+     * 0.94 to 0.965. In vLLM's wording, with the NPU total of #3843's 64 GB cards: 0.71 GiB /
+     * 60.957 GiB = 0.0116, rounded up 0.02: at least 0.96, which the workaround meets.
+     */
+    @Test
+    void ascend14678TooSmallKvGivesTheUtilizationThatFits() throws Exception {
+        JsonNode f = findings("v4.log", "vllm serve /home/admin/model/ --gpu-memory-utilization 0.94\n"
+                + "(Worker_DP0_TP0_EP0 pid=501) INFO 08-20 10:00:00 [worker.py:300] Available memory: 12186912358,"
+                + " total memory: 65452113920\n"
+                + "(EngineCore_DP0 pid=400) ValueError: (12.06 GiB KV cache is needed, which is larger than the available KV"
+                + " cache memory (11.35 GiB).\n", "kv_small").get(0);
+        assertThat(SharedCasesAnalyzeTest.gib(f, "kv_shortfall")).isCloseTo(0.71, within(0.0001));
+        assertThat(f.get("advice").toString()).contains("at least 0.96 (0.94 + 0.71 GiB / 60.96 GiB, rounded up)");
+    }
+
     /** vllm-ascend #3843, the ranks' budget lines and the refusal as the user pasted them (traceback trimmed). */
     private static final String ASCEND_3843 = """
             (Worker_TP2 pid=554) INFO 10-28 21:14:48 [worker_v1.py:259] Available memory: 0, total memory: 65452113920
