@@ -24,7 +24,10 @@ final class KvBudgetRule {
         List<Finding> out = new ArrayList<>();
         for (ServerFacts s : run.servers()) {
             if (s.has(Fact.KV_NEEDED, Fact.KV_CACHE)
-                    && s.fact(Fact.KV_NEEDED).bytes() > s.fact(Fact.KV_CACHE).bytes()) {
+                    && s.fact(Fact.KV_NEEDED).bytes() > s.fact(Fact.KV_CACHE).bytes()
+                    || s.has(Fact.KV_NEEDED) && !s.has(Fact.KV_CACHE) && s.kvRefusal() != null) {
+                // V1's refusal names what one request needs; a paste may lose the available figure
+                // (a line wrapped or cut before it), which leaves a KV cache too small, not none
                 out.add(tooSmall(s));
             } else if (negative(s)) {
                 out.add(noKv(s, run));
@@ -69,7 +72,13 @@ final class KvBudgetRule {
         StringBuilder text = new StringBuilder("vLLM cannot serve: ");
         Optional<Figure> budget = budget(s);
         Optional<Figure> before = beforeKv(s);
-        if (budget.isPresent() && before.isPresent()) {
+        Optional<String> raise = Optional.empty();
+        if (budget.isEmpty() || before.isEmpty()) {
+            KvPartialBudget.Answer partial = KvPartialBudget.of(s);
+            text.append(partial.text());
+            figures.addAll(partial.figures());
+            raise = partial.utilizationAdvice();
+        } else {
             Figure b = budget.get();
             Figure n = before.get();
             String share = s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN) ? ratio(s.fact(Fact.UTILIZATION).value())
@@ -86,68 +95,58 @@ final class KvBudgetRule {
             figures.add(s.fact(Fact.NON_TORCH).named("non_torch"));
             figures.add(s.fact(Fact.ACTIVATION_PEAK).named("activation_peak"));
             figures.add(n);
-        } else if (clamped(s)) {
-            // worker_v1.py: available = int(max(total x utilization - peak, 0)); the shortfall is not printed
-            text.append("vllm-ascend's KV budget (\"Available memory\") is 0: it is ");
-            budget.ifPresent(b -> {
-                text.append(s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN) ? ratio(s.fact(Fact.UTILIZATION).value())
-                        + " x " + gib(s.fact(Fact.TOTAL_SEEN)) + " = " + gib(b) + " " : gib(b) + " ");
-                s.get(Fact.UTILIZATION).ifPresent(u -> figures.add(u.named("utilization")));
-                s.get(Fact.TOTAL_SEEN).ifPresent(t -> figures.add(t.named("total_seen")));
-                figures.add(b);
-            });
-            if (budget.isEmpty()) {
-                text.append("gpu_memory_utilization x ").append(s.get(Fact.TOTAL_SEEN).map(t -> {
-                    figures.add(t.named("total_seen"));
-                    return "the total " + gib(t);
-                }).orElse("the total")).append(' ');
-            }
-            text.append("minus the profile peak, printed as 0 when the peak took all of it or more (by how much is"
-                    + " not printed)");
-        } else {
-            text.append("the KV cache it sized is ").append(gib(kv));
+            figures.add(kv);
         }
-        figures.add(kv);
         s.get(Fact.GPU_BLOCKS).ifPresent(g -> figures.add(g.named("gpu_blocks")));
         s.get(Fact.MAX_CONCURRENCY).ifPresent(c -> figures.add(c.named("max_concurrency")));
         text.append(s.get(Fact.GPU_BLOCKS).map(g -> ": " + Math.round(g.value()) + " KV blocks").orElse(""))
                 .append(s.get(Fact.MAX_CONCURRENCY).map(c -> ", maximum concurrency "
                         + String.format(java.util.Locale.ROOT, "%.2fx", c.value())).orElse("")).append('.');
-        List<String> advice = new ArrayList<>();
-        java.util.Optional<DeviceWideBudget.Part> shared = DeviceWideBudget.of(s, run);
-        shared.ifPresent(p -> {
+        List<String> advice = new ArrayList<>(List.of(
+                raise.orElse("Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : ""))
+                        + ", or lower the non-KV memory: a smaller activation peak"
+                        + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
+                        + " (a quantized model, more tensor parallelism)."));
+        // other instances on the device: vllm-ascend counts them in this one's peak (DeviceWideBudget)
+        DeviceWideBudget.of(s, run).ifPresent(p -> {
             text.append(p.text());
             figures.addAll(p.figures());
+            advice.add(p.othersSeen() ? 0 : 1, p.advice());
         });
-        advice.add("Raise gpu_memory_utilization (see what_fits), or lower the non-KV memory: a smaller activation peak"
-                + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
-                + " (a quantized model, more tensor parallelism).");
-        shared.ifPresent(p -> advice.add(p.othersSeen() ? 0 : 1, p.advice()));
         return new Finding(Finding.Kind.KV_NEGATIVE, Finding.Severity.ERROR, s.devices(), s.instance(),
                 text.toString(), figures, advice);
     }
 
-    /** The KV cache is vllm-ascend's "Available memory", which it prints as 0 for any shortfall. */
-    private static boolean clamped(ServerFacts s) {
-        return s.get(Fact.DEVICE_WIDE_KV_BUDGET).map(a -> a.bytes() == 0 && a.equals(s.fact(Fact.KV_CACHE))).orElse(false);
-    }
-
     private static Finding tooSmall(ServerFacts s) {
         Figure need = s.fact(Fact.KV_NEEDED).named("kv_needed_for_one_request");
-        Figure have = s.fact(Fact.KV_CACHE).named("kv_cache");
-        Figure gap = Arith.minus("kv_shortfall", need, have);
-        List<Figure> figures = new ArrayList<>(List.of(need, have, gap));
+        Figure have = s.get(Fact.KV_CACHE).map(k -> k.named("kv_cache")).orElse(null);
+        Figure gap = have == null ? null : Arith.minus("kv_shortfall", need, have);
+        List<Figure> figures = new ArrayList<>(have == null ? List.of(need) : List.of(need, have, gap));
         s.get(Fact.MAX_MODEL_LEN).ifPresent(m -> figures.add(0, m.named("max_model_len")));
         String len = s.get(Fact.MAX_MODEL_LEN).map(m -> " of " + Math.round(m.value()) + " tokens").orElse("");
-        String text = "vLLM cannot serve: one request" + len + " needs " + gib(need) + " of KV cache, but only "
-                + gib(have) + " is left in the budget, " + gib(gap) + " short.";
+        String text = "vLLM cannot serve: one request" + len + " needs " + gib(need) + " of KV cache, but "
+                + (have == null ? "less is left in the budget (the available KV cache figure is not in the evidence: "
+                        + s.kvRefusal().file() + ":" + s.kvRefusal().line() + ")."
+                        : "only " + gib(have) + " is left in the budget, " + gib(gap) + " short.");
         List<String> advice = new ArrayList<>();
         s.get(Fact.ESTIMATED_MAX_MODEL_LEN).ifPresent(e -> {
             figures.add(e.named("estimated_max_model_len"));
             advice.add("Set --max-model-len " + Math.round(e.value()) + " or less: vLLM's own estimate of the longest"
                     + " request the KV cache it has can hold.");
         });
-        advice.add("Or raise gpu_memory_utilization by at least " + gib(gap) + " / the total, or spread the weights over more devices.");
+        String raise;
+        if (have == null) {
+            raise = "Or raise gpu_memory_utilization";
+        } else if (s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN)) {
+            Figure step = Arith.ratioUp("utilization_step", gap, s.fact(Fact.TOTAL_SEEN));
+            double to = Math.round((s.fact(Fact.UTILIZATION).value() + step.value()) * 100) / 100.0;
+            figures.add(step);
+            raise = "Or raise gpu_memory_utilization to at least " + ratio(to) + " (" + ratio(s.fact(Fact.UTILIZATION).value())
+                    + " + " + gib(gap) + " / " + gib(s.fact(Fact.TOTAL_SEEN)) + ", rounded up) if that much is free at start";
+        } else {
+            raise = "Or raise gpu_memory_utilization by at least " + gib(gap) + " / the device's total";
+        }
+        advice.add(raise + ", or spread the weights over more devices.");
         return new Finding(Finding.Kind.KV_SMALL, Finding.Severity.ERROR, s.devices(), s.instance(), text, figures, advice);
     }
 
@@ -223,15 +222,20 @@ final class KvBudgetRule {
                 known.add(name.replace('_', ' ') + " " + gib(v));
             });
         }
+        s.get(Fact.GPU_BLOCKS).ifPresent(g -> {
+            figures.add(g.named("gpu_blocks"));
+            known.add(Math.round(g.value()) + " KV blocks");
+        });
         if (!known.isEmpty()) {
             text.append(": ").append(String.join(", ", known));
         }
         text.append(". The log does not print every part of the budget, so the shortfall is unknown.");
         String weights = s.get(Fact.WEIGHTS).map(w -> " The weights alone take " + gib(w)
                 + ", so the share must be well above " + gib(w) + " / the device's total.").orElse("");
-        List<String> advice = new ArrayList<>(List.of("Raise gpu_memory_utilization (see what_fits when the device's"
-                + " total is known), or lower the non-KV memory: a smaller activation peak (max_num_batched_tokens), fewer"
-                + " weights per device (quantization, more tensor parallelism)." + weights));
+        List<String> advice = new ArrayList<>(List.of("Raise gpu_memory_utilization"
+                + (WhatFitsRule.answers(s) ? " (see what_fits)" : "") + ", or lower the non-KV memory: a smaller"
+                + " activation peak (max_num_batched_tokens), fewer weights per device (quantization, more tensor"
+                + " parallelism)." + weights));
         DeviceWideBudget.of(s, run).ifPresent(p -> {
             text.append(p.text());
             figures.addAll(p.figures());

@@ -175,6 +175,7 @@ public final class RunFactsBuilder {
         String oomDevice = null;
         List<Figure> oomProcesses = new ArrayList<>();
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
+        boolean engineKv = obs.stream().anyMatch(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE);
         for (TaggedObservation t : obs) {
             String phase = t.o().context().component();
             if (t.quantity() == Quantity.MEMORY_FAILURE && phase != null && !REFUSAL_PHASES.contains(phase)) {
@@ -200,6 +201,13 @@ public final class RunFactsBuilder {
                 engine = t.o().value() == 0 ? ServerFacts.Engine.V0 : ServerFacts.Engine.V1;
             }
             Fact f = VLLM.get(t.quantity());
+            if (t.quantity() == Quantity.AVAILABLE_MEMORY && t.o().isBytes() && !engineKv) {
+                // vllm-ascend's "Available memory: N" is its KV cache budget (worker_v1.py
+                // determine_available_memory: max(total x utilization - peak, 0)), and stays the
+                // device-wide budget fact too (DeviceWideBudget); the engine's own "Available KV
+                // cache memory" wins where both are printed, as in the ledger
+                facts.put(Fact.KV_CACHE, figure(t));
+            }
             if (f == null) {
                 continue;
             }
@@ -219,13 +227,6 @@ public final class RunFactsBuilder {
             if (f == Fact.KV_TOKENS && engine == ServerFacts.Engine.UNKNOWN) {
                 engine = ServerFacts.Engine.V1;
             }
-        }
-        Figure ascend = facts.get(Fact.DEVICE_WIDE_KV_BUDGET);
-        if (!facts.containsKey(Fact.KV_CACHE) && ascend != null && ascend.bytes() != null && ascend.bytes() <= 0) {
-            // vllm-ascend's budget printed as 0 is its KV cache: none, and vLLM refuses to start
-            // (kv_cache_utils.check_enough_kv_cache_memory). A positive budget stays the ledger's
-            // kv_cache line only: what_fits over it is not checked against vllm-ascend runs yet.
-            facts.put(Fact.KV_CACHE, ascend);
         }
         return new ServerFacts(instance, engine, rank, devices, facts, refusal, kvRefusal,
                 oom == null ? null : new ServerFacts.Oom(oom, oomPhase, oomDevice, oomProcesses));

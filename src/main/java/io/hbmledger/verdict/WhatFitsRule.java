@@ -33,13 +33,17 @@ final class WhatFitsRule {
         for (ServerFacts s : run.servers()) {
             Optional<Figure> perToken = perToken(s);
             Optional<Figure> nonKv = nonKv(s);
-            if (perToken.isPresent() && nonKv.isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN)
-                    && nonKv.get().bytes() > worstNonKv.getOrDefault(s.instance(), Long.MIN_VALUE)) {
+            if (answers(s) && nonKv.get().bytes() > worstNonKv.getOrDefault(s.instance(), Long.MIN_VALUE)) {
                 worstNonKv.put(s.instance(), nonKv.get().bytes());
                 worst.put(s.instance(), fits(s, perToken.get(), nonKv.get()));
             }
         }
         return new ArrayList<>(worst.values());
+    }
+
+    /** Whether this rule answers for the server: the facts it needs are all there. */
+    static boolean answers(ServerFacts s) {
+        return perToken(s).isPresent() && nonKv(s).isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN);
     }
 
     /** The memory the budget holds besides the KV cache. */
@@ -55,12 +59,17 @@ final class WhatFitsRule {
         return Optional.empty();
     }
 
+    /** Whether {@link #perToken} is the engine's KV bytes over its KV tokens. */
+    private static boolean fromEngineTokens(ServerFacts s) {
+        return !s.has(Fact.KV_BYTES_PER_TOKEN) && s.has(Fact.KV_TOKENS, Fact.KV_CACHE) && s.fact(Fact.KV_TOKENS).value() > 0
+                && s.fact(Fact.KV_CACHE).bytes() > 0;
+    }
+
     static Optional<Figure> perToken(ServerFacts s) {
         if (s.has(Fact.KV_BYTES_PER_TOKEN)) {
             return s.get(Fact.KV_BYTES_PER_TOKEN);
         }
-        if (s.has(Fact.KV_TOKENS, Fact.KV_CACHE) && s.fact(Fact.KV_TOKENS).value() > 0
-                && s.fact(Fact.KV_CACHE).bytes() > 0) {
+        if (fromEngineTokens(s)) {
             Figure kv = s.fact(Fact.KV_CACHE);
             double tokens = s.fact(Fact.KV_TOKENS).value();
             return Optional.of(Figure.bytes("kv_bytes_per_token", Math.round(kv.bytes() / tokens), Confidence.INFERRED,
@@ -109,7 +118,12 @@ final class WhatFitsRule {
                 gib(oneRequest).replace(" GiB", ""), gib(total), ratio(minUtil.value())));
         Optional<Figure> budget = KvBudgetRule.budget(s);
         if (budget.isPresent() && budget.get().bytes() > nonKv.bytes()) {
-            long tokens = (budget.get().bytes() - nonKv.bytes()) / perToken.bytes() / BLOCK_TOKENS * BLOCK_TOKENS;
+            long avail = budget.get().bytes() - nonKv.bytes();
+            // a rate read from the engine's own tokens and bytes: scale by them, not by the rounded
+            // rate, so that the budget it came from gives back the engine's count (vllm-ascend #2667:
+            // 252,800 tokens, not 252,784)
+            long tokens = (fromEngineTokens(s) ? Math.multiplyExact(avail, Math.round(s.fact(Fact.KV_TOKENS).value()))
+                    / s.fact(Fact.KV_CACHE).bytes() : avail / perToken.bytes()) / BLOCK_TOKENS * BLOCK_TOKENS;
             Figure largest = Figure.value("largest_max_model_len", tokens, Confidence.INFERRED,
                     "(" + gib(budget.get()) + " - " + gib(nonKv) + ") / " + perToken.bytes()
                             + " B/token, whole blocks of 16", Figure.sourcesOf(budget.get(), nonKv, perToken));

@@ -2,7 +2,7 @@ package io.hbmledger.evidence.vllmlog;
 
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
-import io.hbmledger.evidence.command.KvDtype;
+import io.hbmledger.evidence.command.EngineKeywords;
 import io.hbmledger.evidence.command.ServeCommand;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -42,25 +42,6 @@ final class EngineArgs {
     private EngineArgs() {
     }
 
-    /** Brackets opened minus closed in msg[from, to), quoted text skipped. */
-    private static int depthChange(String msg, int from, int to) {
-        int d = 0;
-        char quote = 0;
-        for (int i = from; i < to; i++) {
-            char c = msg.charAt(i);
-            if (quote != 0) {
-                quote = c == quote ? 0 : quote;
-            } else if (c == '\'' || c == '"') {
-                quote = c;
-            } else if (c == '{' || c == '(' || c == '[') {
-                d++;
-            } else if (c == '}' || c == ')' || c == ']') {
-                d--;
-            }
-        }
-        return d;
-    }
-
     /** Cheap test before any regex: the segment may hold a version or argument record. */
     static boolean mayHold(String lower) {
         return lower.contains("args") || lower.contains("llm engine") || lower.contains("api server version");
@@ -90,26 +71,13 @@ final class EngineArgs {
         while (a.find()) {
             // only the record's own keys: a nested speculative_config {'model': draft, 'max_model_len': ..}
             // or SpeculativeConfig(model=...) names the draft model, not the deployment
-            depth += depthChange(msg, scanned, a.start());
+            depth += EngineKeywords.depthChange(msg, scanned, a.start());
             scanned = a.start();
             if (depth != 0) {
                 continue;
             }
             String key = a.group("k");
-            String value = ServeCommand.unquote(a.group("v"));
-            if (value.equals("None")) {
-                continue;
-            }
-            Observation o = null;
-            if (ServeCommand.countOf(key) != null && value.matches("\\d{1,9}")) {
-                o = Observation.value(ServeCommand.countOf(key), Integer.parseInt(value), lineNo, value);
-            } else if (key.equals("model")) {
-                o = Observation.value(Quantity.MODEL, 1, lineNo, value);
-            } else if (key.equals("enforce_eager") && (value.equals("True") || value.equals("False"))) {
-                o = Observation.value(Quantity.ENFORCE_EAGER, value.equals("True") ? 1 : 0, lineNo, value);
-            } else if (key.equals("kv_cache_dtype")) {
-                o = KvDtype.bytes(value).map(b -> Observation.value(Quantity.KV_CACHE_DTYPE_BYTES, b, lineNo, value)).orElse(null);
-            }
+            Observation o = EngineKeywords.observe(key, ServeCommand.unquote(a.group("v")), lineNo).orElse(null);
             if (o != null) {
                 out.add(VllmLogParser.context(o, seg));
             }

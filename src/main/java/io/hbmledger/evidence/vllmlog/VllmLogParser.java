@@ -13,6 +13,7 @@ import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
+import io.hbmledger.evidence.command.PythonEngineCall;
 import io.hbmledger.evidence.command.ServeCommand;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
@@ -347,9 +348,22 @@ public final class VllmLogParser {
         final ServeCommand command = new ServeCommand();
         final MemoryFailures failures = new MemoryFailures();
         final NcclInfoLines nccl = new NcclInfoLines();
+        final WrappedRefusal wrapped = new WrappedRefusal();
+        final PythonEngineCall python = new PythonEngineCall();
     }
 
     private static void readLine(String line, int lineNo, PerFile st, List<Observation> observations, List<String> warnings) {
+        Optional<LogSegment> wrapped = Optional.empty();
+        if (st.wrapped.open()) {
+            List<LogSegment> segs = LogSegment.of(line);
+            wrapped = st.wrapped.next(segs.isEmpty() ? null : segs.get(0), lineNo);
+        }
+        readRecord(line, lineNo, st, observations, warnings);
+        // after the closing line's own figures, so that the whole adds only what no line gave
+        wrapped.ifPresent(whole -> rereadWrapped(whole, st, observations));
+    }
+
+    private static void readRecord(String line, int lineNo, PerFile st, List<Observation> observations, List<String> warnings) {
         if (NcclInfoLines.mayHold(line)) {
             st.nccl.read(line, lineNo, observations, warnings);
             return;
@@ -360,7 +374,7 @@ public final class VllmLogParser {
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(lower);
         boolean deploy = st.command.continues() || EngineArgs.mayHold(lower) || lower.contains("vllm")
-                || lower.contains("visible_devices");
+                || lower.contains("visible_devices") || st.python.continues() || PythonEngineCall.mayStart(line);
         boolean failure = MemoryFailures.mayHold(lower);
         if (!startish && !candidate && !deploy && !failure && st.openTables.isEmpty()) {
             return;
@@ -385,6 +399,13 @@ public final class VllmLogParser {
                         observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start command"), seg));
                     }
                     shell.forEach(o -> observations.add(context(o, seg)));
+                    // vLLM's Python API, LLM(model=..., max_model_len=...), is the start of its instance too
+                    boolean call = st.python.continues();
+                    List<Observation> py = st.python.read(seg.message(), lineNo);
+                    if ((!py.isEmpty() || call || st.python.continues()) && shell.isEmpty() && !continued && !marked) {
+                        observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start call"), seg));
+                    }
+                    py.forEach(o -> observations.add(context(o, seg)));
                 }
                 EngineArgs.read(seg, lineNo, observations);
             }
@@ -404,10 +425,33 @@ public final class VllmLogParser {
                 readSegment(seg, lineNo, inTable, pairs, oom, observations, warnings);
                 st.starts.printed(seg, observations.subList(figures, observations.size()));
                 st.failures.read(seg, lineNo, oom, observations);
+                st.wrapped.start(seg, lineNo, figures);
             } else {
                 st.openTables.remove(key);
             }
             st.failures.note(observations.subList(before, observations.size()));
+        }
+    }
+
+    /**
+     * A refusal wrapped over several pasted lines, read again whole: only the quantities its
+     * lines did not give on their own are added, each on the line that holds its text.
+     */
+    private static void rereadWrapped(LogSegment whole, PerFile st, List<Observation> observations) {
+        WrappedRefusal w = st.wrapped;
+        Set<Quantity> seen = new HashSet<>();
+        observations.subList(w.firstObservation(), observations.size()).forEach(o -> seen.add(o.quantity()));
+        List<Observation> again = new ArrayList<>();
+        readSegment(whole, w.lineOf(null), false, false, false, again, new ArrayList<>());
+        if (!seen.contains(Quantity.MEMORY_FAILURE)) {
+            // a refusal whose phrase was cut by the wrap ("KV cach" / "e is needed") is a refusal still
+            st.failures.read(whole, w.lineOf(null), false, again);
+        }
+        for (Observation o : again) {
+            if (seen.add(o.quantity())) {
+                observations.add(context(new Observation(o.quantity(), o.bytes(), o.value(), w.lineOf(o.text()), o.text(),
+                        o.context()), whole));
+            }
         }
     }
 

@@ -47,7 +47,9 @@ public final class VllmLogReader implements EvidenceReader {
                     + "|KV cache is needed, which is larger than the available KV cache memory"
                     + "|out of memory\\.[^\\n]{0,80}?tried to allocate"
                     // a start command: the deployment of the instance it starts
-                    + "|(?m)^\\s*(?:[$#>]\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*(?:vllm\\s+serve\\s|python3?\\s+-m\\s+vllm\\.entrypoints\\.)",
+                    + "|(?m)^\\s*(?:[$#>]\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*(?:vllm\\s+serve\\s|python3?\\s+-m\\s+vllm\\.entrypoints\\.)"
+                    // vLLM's Python API with its memory setting: LLM(..., gpu_memory_utilization=0.5)
+                    + "|(?<![\\w.])(?:LLM|EngineArgs|AsyncEngineArgs)\\s*\\([^)]{0,2000}?gpu_memory_utilization\\s*=",
             Pattern.CASE_INSENSITIVE);
 
     @Override
