@@ -153,7 +153,8 @@ final class SeriesStats {
         }
         timed(tsNs);
         if (instantsNs.length != 0) {
-            instantsFast(bytes, tsNs, row, buf, from, to);
+            instantsLater(bytes, tsNs, row, buf, from, to);
+            keepInstantCells();
         }
         return true;
     }
@@ -234,17 +235,6 @@ final class SeriesStats {
         winPeak = bytes;
         winRow = row;
         winTsNs = tsNs;
-    }
-
-    private void instantsFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
-        for (int i = 0; i < instantsNs.length; i++) {
-            if (tsNs <= instantsNs[i] && tsNs >= atTsNs[i]) {
-                atTsNs[i] = tsNs;
-                atBytes[i] = bytes;
-                atRow[i] = row;
-                atCell[i].set(buf, from, to);
-            }
-        }
     }
 
     /** The value at instant {@code i} as written, or null when no sample was at or before it. */
