@@ -78,7 +78,8 @@ class NpuSmiHeaderlessRowsTest {
         SmiParse p = NpuSmiInfoParser.parse(rows);
         assertThat(p.observations()).isEmpty();
         assertThat(p.warnings()).singleElement().asString()
-                .startsWith("line 1: rows without npu-smi's header (lines 1-2, 310P3): the chip row holds 1 'used / total' pair(s)")
+                // both pairs of the excerpt are named (lines 1-2 and 4-5), in one warning
+                .startsWith("line 1: rows without npu-smi's header (310P3, lines 1-2, 4-5): the chip row holds 1 'used / total' pair(s)")
                 .contains("nothing was read");
         // the reader still takes the text, so the user sees why nothing came of it
         byte[] bytes = (String.join("\n", rows) + "\n").getBytes(StandardCharsets.UTF_8);
