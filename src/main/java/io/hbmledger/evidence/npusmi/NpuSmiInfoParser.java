@@ -253,6 +253,11 @@ public final class NpuSmiInfoParser {
         if (NpuSmiDeviceRows.isFirstRow(row)) {
             headerlessRow1 = row;
             headerlessLine = line;
+        } else if (!warnedHeaderless && NpuSmiDeviceRows.isProcessRow(row)) {
+            warnedHeaderless = true;
+            warnings.add("line " + line + ": npu-smi process rows without their 'NPU  Chip | Process id | Process name"
+                    + " | Process memory(MB)' header; not read, as which column is which cannot be checked"
+                    + " (paste the process table with its header)");
         } else {
             headerless(line, first);
         }
