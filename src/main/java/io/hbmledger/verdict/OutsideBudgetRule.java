@@ -32,7 +32,9 @@ final class OutsideBudgetRule {
                 Optional<Figure> budget = KvBudgetRule.budget(s);
                 if (budget.isPresent() && budget.get().bytes() > 0) {
                     long over = d.used().bytes() - budget.get().bytes();
-                    if (over > mostBytes.getOrDefault(s.instance(), Long.MIN_VALUE)) {
+                    // below the budget nothing the figures show sits outside it (below_budget speaks
+                    // for a sample far below; "-25.58 GiB less than the budget" was the old text)
+                    if (over > 0 && over > mostBytes.getOrDefault(s.instance(), Long.MIN_VALUE)) {
                         mostBytes.put(s.instance(), over);
                         most.put(s.instance(), outside(d, s, budget.get()));
                     }
@@ -47,7 +49,7 @@ final class OutsideBudgetRule {
         Figure outside = Arith.minus("outside_budget", used, budget);
         List<Figure> figures = new ArrayList<>(List.of(used, budget, outside));
         StringBuilder text = new StringBuilder(d.device() + " uses " + gib(used) + ", " + gib(outside)
-                + (outside.bytes() >= 0 ? " more" : " less") + " than the server's budget of " + gib(budget));
+                + " more than the server's budget of " + gib(budget));
         if (d.capacity() != null && d.capacity().known() && s.has(Fact.TOTAL_SEEN)) {
             Figure hidden = Arith.minus("outside_torch_view", d.capacity().named("capacity"),
                     s.fact(Fact.TOTAL_SEEN).named("total_seen"));

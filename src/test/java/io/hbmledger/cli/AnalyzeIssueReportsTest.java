@@ -272,6 +272,68 @@ class AnalyzeIssueReportsTest {
     }
 
     /**
+     * A start command pasted after the failing log ("both started with:" then the command) is
+     * that start's, not a later start of which nothing was printed: before, the refusal was set
+     * aside as an earlier start's and the run came out ready with no finding.
+     */
+    @Test
+    void aStartCommandPastedAfterTheRefusalIsThatStartsSetting() throws Exception {
+        String text = "I run two instances on one 910B card, the second one fails:\n```\n"
+                + "(EngineCore_DP0 pid=4410) INFO 12-15 11:45:17 [worker_v1.py:256] Available memory: 0, total memory: 65464696832\n"
+                + "(EngineCore_DP0 pid=4410) ERROR 12-15 11:45:18 [core.py:700] ValueError: No available memory for the cache blocks."
+                + " Try increasing `gpu_memory_utilization` when initializing the engine.\n```\n"
+                + "both started with:\nvllm serve /models/Qwen3-8B --gpu-memory-utilization 0.45\n";
+        Path file = tmp.resolve("after.md");
+        Files.writeString(file, text);
+        JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
+        assertThat(report.get("status").asText()).isEqualTo("failed");
+        JsonNode f = finding("after2.md", text, "kv_negative");
+        // 0.45 x 65464696832 B = 29459113574 B = 27.436 GiB
+        assertThat(f.get("text").asText()).contains("0.45 x 60.97", "27.44 GiB");
+        // the same with vLLM's Python API pasted after the error
+        JsonNode call = AnalyzeFindingsTest.json(CliRun.of("analyze", write("call.md",
+                "ERROR 04-12 08:21:19 [core.py:700] ValueError: No available memory for the cache blocks. Try increasing"
+                        + " `gpu_memory_utilization` when initializing the engine.\nmy code:\n"
+                        + "llm = LLM(model=\"Qwen/Qwen2.5-14B-Instruct\", gpu_memory_utilization=0.85)\n").toString(),
+                "--no-write", "--format", "json"));
+        assertThat(call.get("status").asText()).isEqualTo("failed");
+        assertThat(call.get("findings").toString()).contains("kv_negative", "gpu_memory_utilization 0.85");
+    }
+
+    /**
+     * outside_budget is for a device above its budget. A vllm-ascend start at 0.9 ("total memory:
+     * 65464696832") with a headerless npu-smi row showing 30000 MiB used once said "uses 29.30 GiB,
+     * -25.58 GiB less than the server's budget" and gave the outside-the-budget reasons; at 60000 MiB
+     * it is above the budget and is explained.
+     */
+    @Test
+    void outsideBudgetOnlyForADeviceAboveItsBudget() throws Exception {
+        String log = "vllm serve /models/Qwen3-8B --gpu-memory-utilization 0.9 --max-model-len 16384\n```\n"
+                + "(EngineCore_DP0 pid=298) INFO 12-15 11:45:17 [worker_v1.py:256] Available memory: 34184553369,"
+                + " total memory: 65464696832\n"
+                + "(EngineCore_DP0 pid=298) INFO 12-15 11:45:17 [kv_cache_utils.py:1087] GPU KV cache size: 252,800 tokens\n```\n"
+                + "npu-smi 之后：\n"
+                + "| 0     910B3               | OK            | 96.1        38                0    / 0             |\n";
+        String row = "| 0                         | 0000:C1:00.0  | 0           0    / 0          %d/ 65536         |\n";
+        JsonNode low = AnalyzeFindingsTest.json(CliRun.of("analyze", write("low.md", log + row.formatted(30000)).toString(),
+                "--no-write", "--format", "json"));
+        assertThat(low.get("findings").toString()).doesNotContain("outside_budget").contains("below_budget");
+        JsonNode f = finding("high.md", log + row.formatted(60000), "outside_budget");
+        // 60000 MiB = 62914560000 B; budget 0.9 x 65464696832 = 58918227148.8 B; 62914560000 - 58918227148.8
+        // = 3996332851 B = 3.72 GiB
+        assertThat(gib(f, "outside_budget")).isCloseTo(3.72, within(0.006));
+        // 65536 MiB = 68719476736 B - 65464696832 B = 3254779904 B = 3.03 GiB
+        assertThat(gib(f, "outside_torch_view")).isCloseTo(3.03, within(0.006));
+        assertThat(f.get("text").asText()).contains("3.72 GiB more than the server's budget of 54.87 GiB");
+    }
+
+    private Path write(String name, String text) throws Exception {
+        Path file = tmp.resolve(name);
+        Files.writeString(file, text);
+        return file;
+    }
+
+    /**
      * vllm-ascend #5917: two instances in one pod, each --gpu-memory-utilization 0.4; the first
      * printed "Available memory: 23106324992" (21.52 GiB), the second "Available memory: 0" with
      * "~40G" still free. The user's lines as posted (colour codes dropped): the second start's 0 is

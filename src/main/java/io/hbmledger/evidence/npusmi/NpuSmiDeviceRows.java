@@ -69,6 +69,26 @@ final class NpuSmiDeviceRows {
         return false;
     }
 
+    /**
+     * True for a row of npu-smi info's process table: {@code | <npu id> <chip id> | <pid> |
+     * <process name> | <memory MB> |}. Without its header it is not read (which column is which is
+     * not certain), but it is told from prose so that the user hears why.
+     */
+    static boolean isProcessRow(Row row) {
+        if (row.cells().size() != 4) {
+            return false;
+        }
+        List<String> id = SmiLines.tokens(row.cells().get(0));
+        return id.size() == 2 && id.stream().allMatch(t -> INT.matcher(t).matches())
+                && INT.matcher(row.cells().get(1).strip()).matches() && !row.cells().get(2).isBlank()
+                && INT.matcher(row.cells().get(3).strip()).matches();
+    }
+
+    /** True when cleaned lines hold at least two process rows (frames between them or not) without a header. */
+    static boolean hasProcessRows(List<String> cleaned) {
+        return cleaned.stream().filter(l -> SmiLines.isRow(l) && isProcessRow(SmiLines.row(l))).limit(2).count() == 2;
+    }
+
     private static int pairs(String cell) {
         return (int) SmiLines.tokens(PAIR_GAP.matcher(cell).replaceAll("/")).stream().filter(t -> t.contains("/")).count();
     }

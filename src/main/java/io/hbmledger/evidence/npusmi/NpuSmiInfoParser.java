@@ -83,7 +83,11 @@ public final class NpuSmiInfoParser {
     /** The line ranges ("8-9") of the pairs read that way, for the one warning that names them. */
     private final List<String> inferredPairs = new ArrayList<>();
     private int inferredFirstLine;
-    private boolean warnedOnePair;
+    /** The line ranges of headerless pairs with one 'used / total' pair (310P), named in one warning. */
+    private final List<String> onePairRows = new ArrayList<>();
+    private int onePairFirstLine;
+    private String onePairChip;
+    private int onePairCount;
 
     private NpuSmiInfoParser() {
     }
@@ -120,6 +124,7 @@ public final class NpuSmiInfoParser {
         }
         p.endOfTable();
         p.endInferred();
+        p.endOnePair();
         return p;
     }
 
@@ -248,6 +253,11 @@ public final class NpuSmiInfoParser {
         if (NpuSmiDeviceRows.isFirstRow(row)) {
             headerlessRow1 = row;
             headerlessLine = line;
+        } else if (!warnedHeaderless && NpuSmiDeviceRows.isProcessRow(row)) {
+            warnedHeaderless = true;
+            warnings.add("line " + line + ": npu-smi process rows without their 'NPU  Chip | Process id | Process name"
+                    + " | Process memory(MB)' header; not read, as which column is which cannot be checked"
+                    + " (paste the process table with its header)");
         } else {
             headerless(line, first);
         }
@@ -271,13 +281,12 @@ public final class NpuSmiInfoParser {
         }
         String name = SmiLines.tokens(row1.cells().get(0)).get(1);
         if (pairs != 2) {
-            if (!warnedOnePair) {
-                warnedOnePair = true;
-                warnings.add("line " + line1 + ": rows without npu-smi's header (lines " + line1 + "-" + line + ", " + name
-                        + "): the chip row holds " + pairs + " 'used / total' pair(s), not Memory-Usage and HBM-Usage;"
-                        + " without the header it cannot be told which memory it is, so nothing was read from these rows"
-                        + " (paste the table with its header)");
+            if (onePairRows.isEmpty()) {
+                onePairFirstLine = line1;
+                onePairChip = name;
+                onePairCount = pairs;
             }
+            onePairRows.add(line1 + "-" + line);
             return;
         }
         chipHeader.clear();
@@ -294,6 +303,18 @@ public final class NpuSmiInfoParser {
             headerless(headerlessLine, SmiLines.tokens(headerlessRow1.cells().get(0)));
             headerlessRow1 = null;
         }
+    }
+
+    /** One warning names every headerless pair left unread for its single 'used / total' pair. */
+    private void endOnePair() {
+        if (!onePairRows.isEmpty()) {
+            warnings.add("line " + onePairFirstLine + ": rows without npu-smi's header (" + onePairChip + ", lines "
+                    + String.join(", ", onePairRows) + "): the chip row holds " + onePairCount
+                    + " 'used / total' pair(s), not Memory-Usage and HBM-Usage;"
+                    + " without the header it cannot be told which memory it is, so nothing was read from these rows"
+                    + " (paste the table with its header)");
+        }
+        onePairRows.clear();
     }
 
     /** Ends reading with the stood-in header; one warning names the rows read that way. */

@@ -40,7 +40,8 @@ public final class NpuSmiReader implements EvidenceReader {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }
         // device rows pasted without the header: the parser reads them in npu-smi's fixed layout
-        if (!SmiLines.hasLogLine(lines) && NpuSmiDeviceRows.hasPair(lines)) {
+        // process rows alone without their header are not read, but the warning says why (not "prose")
+        if (!SmiLines.hasLogLine(lines) && (NpuSmiDeviceRows.hasPair(lines) || NpuSmiDeviceRows.hasProcessRows(lines))) {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }
         boolean header = lines.stream().anyMatch(NpuSmiInfoParser::isHeader);

@@ -57,7 +57,8 @@ final class MemoryFailures {
     /** Cheap test: a lower-case line that may hold a failure phrase. */
     static boolean mayHold(String lower) {
         return lower.contains("free memory on") || lower.contains("cache block") || lower.contains("kv cache is needed")
-                || lower.contains("max seq len") || lower.contains("tried to allocate");
+                || lower.contains("max seq len") || lower.contains("tried to allocate")
+                || lower.contains("to serve at least"); // a KV refusal wrapped before its figures (WrappedRefusal)
     }
 
     /** Adds the failure of one segment, if any, after the figures already read from it. */

@@ -18,11 +18,12 @@ import java.util.regex.Pattern;
 final class WrappedRefusal {
 
     private static final Pattern START = Pattern.compile(
-            "(?i)To serve at least one request with the models?'?s? max seq len|max seq len\\s*\\(\\s*\\d+\\s*\\)\\s*is larger than");
+            "(?i)To serve at least(?: one(?: request(?: with(?: the(?: models?'?s?(?: max seq len)?)?)?)?)?)?\\s*$"
+                    + "|To serve at least one request with the models?'?s? max seq len|max seq len\\s*\\(\\s*\\d+\\s*\\)\\s*is larger than");
     /** What ends the sentence: the advice, the estimate, or V0's token count. */
     private static final Pattern END = Pattern.compile(
             "(?i)Try increasing|estimated maximum model length is\\s+\\d|stored in KV cache\\s*\\(\\s*\\d+\\s*\\)");
-    private static final int MAX_LINES = 4;
+    private static final int MAX_LINES = 6;
 
     private StringBuilder joined;
     private StringBuilder unspaced;
@@ -84,7 +85,8 @@ final class WrappedRefusal {
         joined.append(' ').append(msg);
         unspaced.append(msg);
         lines++;
-        if (!END.matcher(msg).find() && lines < MAX_LINES) {
+        // the end phrase may itself be wrapped ("the estimated maximum model" / "length is 12608")
+        if (!END.matcher(joined).find() && !END.matcher(unspaced).find() && lines < MAX_LINES) {
             return Optional.empty();
         }
         String spaced = joined.toString();

@@ -64,10 +64,42 @@ public final class ServerStartsInLog {
                 lastStart = 0;
             }
         }
+        if (starts.size() > 1 && commandOnly(fileObs, starts.get(starts.size() - 1))) {
+            starts.remove(starts.size() - 1);
+        }
         if (!starts.isEmpty() && starts.get(0) == 0 && starts.size() == 1) {
             return List.of();
         }
         return starts;
+    }
+
+    /** What a pasted start command or Python call gives: its settings, no figure of a run. */
+    private static final java.util.Set<Quantity> START_SETTINGS = java.util.EnumSet.of(Quantity.SERVER_START,
+            Quantity.MODEL, Quantity.TENSOR_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.DATA_PARALLEL_SIZE,
+            Quantity.MAX_MODEL_LEN, Quantity.ENFORCE_EAGER, Quantity.KV_CACHE_DTYPE_BYTES, Quantity.VISIBLE_DEVICES,
+            Quantity.MEMORY_UTILIZATION);
+
+    /**
+     * Whether the last start is a command (vllm serve, python -m vllm, LLM(...)) with nothing of a
+     * run after it. An issue that pastes the failing log and then "started with: vllm serve ..."
+     * describes the same start; taking the command for a later, silent start would set the
+     * failure aside and call the server ready with no evidence of that start at all.
+     */
+    private static boolean commandOnly(List<TaggedObservation> fileObs, int from) {
+        boolean command = false;
+        for (TaggedObservation t : fileObs) {
+            if (t.o().line() < from || t.quantity() == Quantity.EARLIER_SERVER_START) {
+                continue;
+            }
+            if (!START_SETTINGS.contains(t.quantity())) {
+                return false;
+            }
+            if (t.quantity() == Quantity.SERVER_START) {
+                String text = t.o().text() == null ? "" : t.o().text();
+                command |= text.contains("vllm serve") || text.matches("(?s).*-m\\s+vllm.*") || text.equals("start call");
+            }
+        }
+        return command;
     }
 
     /**

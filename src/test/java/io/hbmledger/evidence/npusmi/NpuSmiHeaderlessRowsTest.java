@@ -78,7 +78,8 @@ class NpuSmiHeaderlessRowsTest {
         SmiParse p = NpuSmiInfoParser.parse(rows);
         assertThat(p.observations()).isEmpty();
         assertThat(p.warnings()).singleElement().asString()
-                .startsWith("line 1: rows without npu-smi's header (lines 1-2, 310P3): the chip row holds 1 'used / total' pair(s)")
+                // both pairs of the excerpt are named (lines 1-2 and 4-5), in one warning
+                .startsWith("line 1: rows without npu-smi's header (310P3, lines 1-2, 4-5): the chip row holds 1 'used / total' pair(s)")
                 .contains("nothing was read");
         // the reader still takes the text, so the user sees why nothing came of it
         byte[] bytes = (String.join("\n", rows) + "\n").getBytes(StandardCharsets.UTF_8);
@@ -106,8 +107,25 @@ class NpuSmiHeaderlessRowsTest {
         SmiParse p = NpuSmiInfoParser.parse(text);
         assertThat(p.observations()).extracting(o -> o.quantity().contractName()).containsExactly("hbm_used", "hbm_total");
         assertThat(p.warnings()).hasSize(2)
-                .anyMatch(w -> w.startsWith("line 3: npu-smi table rows without their"))
+                .anyMatch(w -> w.startsWith("line 3: npu-smi process rows without their 'NPU  Chip | Process id"))
                 .anyMatch(w -> w.startsWith("line 1: rows without npu-smi's header (lines 1-2)"));
+    }
+
+    /**
+     * Only the process section pasted, without its header (264's lines 59 and 61): nothing is read,
+     * and the reader takes the rows, so the warning says they are process rows without a header
+     * instead of "no machine output ... only prose".
+     */
+    @Test
+    void processRowsAloneAreTakenAndNamedNotCalledProse() throws IOException {
+        List<String> rows = excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 61);
+        String text = "进程信息如下：\n\n" + String.join("\n", rows) + "\n\n谢谢\n";
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        assertThat(new NpuSmiReader().detect(new FileHead("x.md", bytes, bytes.length))).contains(EvidenceFormat.NPU_SMI_INFO);
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        assertThat(p.observations()).isEmpty();
+        assertThat(p.warnings()).singleElement().asString()
+                .startsWith("line 3: npu-smi process rows without their 'NPU  Chip | Process id | Process name");
     }
 
     @Test

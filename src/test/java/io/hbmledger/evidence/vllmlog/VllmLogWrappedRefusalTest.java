@@ -51,6 +51,31 @@ class VllmLogWrappedRefusalTest {
         assertThat(of(obs, Quantity.MAX_MODEL_LEN)).hasSize(1);
     }
 
+    /**
+     * A paste wrapped at about 95 columns: the break falls inside the opening phrase ("To serve at
+     * least one request" / "with the models's max seq len") and inside the estimate ("the estimated
+     * maximum model" / "length is 12608"), and the sentence runs over five lines. Before, nothing
+     * opened the refusal: no failure, no estimate, and the run came out ready.
+     */
+    @Test
+    void aRefusalBrokenInsideItsPhrasesOverFiveLinesIsReadWhole() {
+        List<Observation> obs = VllmLogParser.parse("""
+                (EngineCore_0 pid=873) INFO 04-12 08:21:19 [gpu_worker.py:276] Available KV cache memory: 2.31 GiB
+                (EngineCore_0 pid=873) ERROR 04-12 08:21:19 [core.py:700] ValueError: To serve at least one request
+                with the models's max seq len (32768), (6.00 GiB KV cache is needed, which is larger than the
+                available KV cache memory (2.31 GiB). Based on the available memory, the estimated maximum model
+                length is 12608. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when
+                initializing the engine.
+                """).observations();
+        // 6.00 GiB is written on line 3, 2.31 GiB of the refusal on line 4, 12608 on line 5
+        assertThat(of(obs, Quantity.KV_CACHE_NEEDED)).singleElement()
+                .satisfies(o -> assertThat(o.line()).isEqualTo(3)).satisfies(o -> assertThat(o.bytes()).isEqualTo(6L << 30));
+        assertThat(of(obs, Quantity.ESTIMATED_MAX_MODEL_LEN)).singleElement()
+                .satisfies(o -> assertThat(o.line()).isEqualTo(5)).satisfies(o -> assertThat(o.value()).isEqualTo(12608));
+        assertThat(of(obs, Quantity.KV_CACHE_AVAILABLE)).extracting(Observation::line).containsExactly(1, 4);
+        assertThat(of(obs, Quantity.MEMORY_FAILURE)).singleElement().satisfies(o -> assertThat(o.line()).isEqualTo(2));
+    }
+
     /** A new log record ends the wrap: its figures are its own, not the refusal's. */
     @Test
     void aNewRecordClosesTheRefusalWithoutReadingIt() {
