@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,10 +23,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class MsprofByteOrderTest {
 
-    private static MsprofFileResult read(Path p, ExecutorService pool, UnaryOperator<CsvFileScan> tune)
-            throws Exception {
+    private static MsprofFileResult read(Path p, UnaryOperator<CsvFileScan> tune) throws Exception {
         MsprofPass pass = MsprofPass.of(Map.of("mid", 1_736_408_883_750_000L)).withWindowFrom("mid");
-        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 2, null, tune).get();
+        return TunedRead.read(p, p.getFileName().toString(), pass, 2, tune);
     }
 
     @ParameterizedTest
@@ -38,21 +35,12 @@ class MsprofByteOrderTest {
     void bothByteOrdersGiveTheSameSummary(String name) throws Exception {
         Path p = Corpus.file("msprof/" + name);
         byte[] bytes = Files.readAllBytes(p);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            check(p, bytes, pool);
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    private static void check(Path p, byte[] bytes, ExecutorService pool) throws Exception {
-        MsprofFileResult positional = read(p, pool, s -> s.withWindows(ch -> null));
-        MsprofFileResult mapped = read(p, pool, UnaryOperator.identity());
+        MsprofFileResult positional = read(p, s -> s.withWindows(ch -> null));
+        MsprofFileResult mapped = read(p, UnaryOperator.identity());
         assertThat(mapped).isEqualTo(positional);
         for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
             List<ByteOrder> seen = java.util.Collections.synchronizedList(new ArrayList<>());
-            MsprofFileResult windowed = read(p, pool, s -> s.withPartBytes(997).withWindows(ch -> new MappedWindows(
+            MsprofFileResult windowed = read(p, s -> s.withPartBytes(997).withWindows(ch -> new MappedWindows(
                     (at, length) -> {
                         ByteBuffer w = ByteBuffer.wrap(bytes, (int) at, length).slice().order(order);
                         seen.add(w.order());

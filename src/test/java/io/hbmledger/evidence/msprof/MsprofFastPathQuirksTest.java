@@ -7,11 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,20 +25,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class MsprofFastPathQuirksTest {
 
-    private static ExecutorService pool;
-
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
 
     private static final String[] GROUPS = {"APP", "HCCL", "RUNTIME", "SLOG", "ASCENDCL", "ASCENDCKE",
         "ASCENDCKERNEL123", "ASCENDCKERNEL1234", "PTA+GE", "GE", "\"APP\"", "\"A,B\"", " APP", "A B"};
@@ -136,7 +120,7 @@ class MsprofFastPathQuirksTest {
     }
 
     private MsprofFileResult read(Path p, MsprofPass pass, UnaryOperator<CsvFileScan> tune) throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 2, null, tune).get();
+        return TunedRead.read(p, p.getFileName().toString(), pass, 2, tune);
     }
 
     @ParameterizedTest

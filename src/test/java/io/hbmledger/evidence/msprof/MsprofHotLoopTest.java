@@ -9,11 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,20 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class MsprofHotLoopTest {
 
-    private static ExecutorService pool;
-
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
 
     /** A plain row of the layout: device, group, time (us with 3 decimals) and amount as given. */
     private static String row(String layout, int dev, String group, String ts, String amount, String tail) {
@@ -108,7 +92,7 @@ class MsprofHotLoopTest {
     }
 
     private static MsprofFileResult read(Path p, MsprofPass pass, UnaryOperator<CsvFileScan> tune) throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 2, null, tune).get();
+        return TunedRead.read(p, p.getFileName().toString(), pass, 2, tune);
     }
 
     @ParameterizedTest

@@ -9,11 +9,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,20 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MsprofPassTest {
 
-    private static ExecutorService pool;
-
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
 
     /**
      * Two devices' HCCL every 20 us from 1000 us: npu:0 writes 100, 110, 120, ... KB, npu:1
@@ -56,7 +40,7 @@ class MsprofPassTest {
         MsprofPass pass = MsprofPass.of(Map.of("ready", 1030L)).withDeviceMoment("peak@npu:1", "npu:1", 1045L);
         for (UnaryOperator<CsvFileScan> tune : List.<UnaryOperator<CsvFileScan>>of(UnaryOperator.identity(),
                 s -> s.withFastPath(false), s -> s.withPartBytes(97))) {
-            MsprofFileResult r = MsprofFiles.start(p, "m.csv", null, pass, pool, 2, null, tune).get();
+            MsprofFileResult r = TunedRead.read(p, "m.csv", pass, 2, tune);
             MsprofSeries d0 = r.series().stream().filter(s -> "npu:0".equals(s.device())).findFirst().orElseThrow();
             MsprofSeries d1 = r.series().stream().filter(s -> "npu:1".equals(s.device())).findFirst().orElseThrow();
             assertThat(d0.at("peak@npu:1")).isEmpty();

@@ -8,11 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,20 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class MsprofPathsAgreeTest {
 
-    private static ExecutorService pool;
-
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(3);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
 
     private static MsprofFileResult read(Path p, Map<String, Long> moments, UnaryOperator<CsvFileScan> tune)
             throws Exception {
@@ -46,7 +30,7 @@ class MsprofPathsAgreeTest {
     }
 
     private static MsprofFileResult read(Path p, MsprofPass pass, UnaryOperator<CsvFileScan> tune) throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 3, null, tune).get();
+        return TunedRead.read(p, p.getFileName().toString(), pass, 3, tune);
     }
 
     @ParameterizedTest

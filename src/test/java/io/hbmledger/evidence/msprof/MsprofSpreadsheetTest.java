@@ -7,13 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,24 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MsprofSpreadsheetTest {
 
-    private static ExecutorService pool;
-
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
-
     private static MsprofFileResult read(Path p, UnaryOperator<CsvFileScan> tune) throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null,
-                MsprofPass.of(Map.of()), pool, 2, null, tune).get();
+        return TunedRead.read(p, p.getFileName().toString(), MsprofPass.of(Map.of()), 2, tune);
     }
 
     private static MsprofSeries series(MsprofFileResult r, MsprofQuantity q, String component) {

@@ -8,11 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,20 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MsprofWindowPeakTest {
 
-    private static ExecutorService pool;
-
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        pool = Executors.newFixedThreadPool(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        pool.shutdownNow();
-    }
 
     private static final String HEADER = "Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n";
 
@@ -64,7 +48,7 @@ class MsprofWindowPeakTest {
     private static final long[] KB = {100, 900, 300, 300, 500, 450, 500, 200};
 
     private static MsprofSeries read(Path p, MsprofPass pass, UnaryOperator<CsvFileScan> tune) throws Exception {
-        return MsprofFiles.start(p, p.getFileName().toString(), null, pass, pool, 2, null, tune).get().series().get(0);
+        return TunedRead.read(p, p.getFileName().toString(), pass, 2, tune).series().get(0);
     }
 
     private static List<UnaryOperator<CsvFileScan>> paths() {
