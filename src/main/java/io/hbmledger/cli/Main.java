@@ -15,14 +15,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
-/** Entry point: one small class per verb. */
-@Command(name = "hbm-ledger",
-        mixinStandardHelpOptions = true,
-        version = "hbm-ledger 0.1.0",
-        description = "Where did my accelerator memory go? A per-device HBM ledger for vLLM servers.")
+/**
+ * Entry point: one small class per verb. The top command's model is built by hand, as
+ * {@code evidence}'s is: reading picocli's annotations costs every start ~40 ms (see
+ * {@link EvidenceCommand}); the other verbs keep theirs.
+ */
 public final class Main implements Runnable {
+
+    static final String VERSION = "hbm-ledger 0.1.0";
 
     /**
      * The verbs, in the order help lists them. Registered here rather than in the annotation so
@@ -34,7 +35,7 @@ public final class Main implements Runnable {
     private static Map<String, Supplier<Object>> verbs() {
         Map<String, Supplier<Object>> v = new LinkedHashMap<>();
         v.put("analyze", AnalyzeCommand::new);
-        v.put("evidence", EvidenceCommand::new);
+        v.put("evidence", () -> new CommandLine(EvidenceCommand.commandSpec()));
         v.put("weights", WeightsCommand::new);
         v.put("plan", PlanCommand::new);
         v.put("diff", DiffCommand::new);
@@ -49,8 +50,7 @@ public final class Main implements Runnable {
     /** analyze --fail-on: the run is at least as bad as the level asked. */
     public static final int EXIT_FAIL_ON = 3;
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    private CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
@@ -124,9 +124,18 @@ public final class Main implements Runnable {
     }
 
     private static CommandLine build(Collection<String> verbs) {
-        CommandLine cl = new CommandLine(new Main());
+        Main main = new Main();
+        main.spec = CommandLine.Model.CommandSpec.wrapWithoutInspection(main).name("hbm-ledger").version(VERSION);
+        main.spec.usageMessage().description("Where did my accelerator memory go? A per-device HBM ledger for vLLM servers.");
+        CommandLine cl = new CommandLine(StandardOptions.addTo(main.spec));
         for (String verb : verbs) {
             cl.addSubcommand(verb, VERBS.get(verb).get());
+        }
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            // `hbm-ledger VERB --version` printed nothing: a verb's model has no version of its own
+            if (sub.getCommandSpec().version().length == 0) {
+                sub.getCommandSpec().version(VERSION);
+            }
         }
         // after the verbs are added: picocli applies it to the commands present at this moment
         cl.setHelpFactory(HelpText.FACTORY);

@@ -50,6 +50,28 @@ class HelpTextTest {
         assertThat(r.err()).contains("Try 'hbm-ledger evidence --help'.");
     }
 
+    @Test
+    void theEvidenceModelBuiltByHandReadsAsAnAnnotatedOneWould() {
+        // evidence and the top command are built without annotations (start-up, issue 17): the
+        // same usage, options, required FILE and exit codes as their annotated versions printed
+        CliRun help = CliRun.of("evidence", "--help");
+        assertThat(help.out()).contains("Usage: hbm-ledger evidence [-hV] [--format=<format>] FILE...")
+                .contains("      --format=<format>   text or json (default: text)")
+                .contains("  -h, --help              Show this help message and exit.")
+                .contains("  -V, --version           Print version information and exit.")
+                .contains("Exit codes:").contains("  0   every file was read");
+        CliRun none = CliRun.of("evidence");
+        assertThat(none.exit()).isEqualTo(2);
+        assertThat(none.err()).contains("Missing required parameter: 'FILE'");
+        assertThat(CliRun.of("evidence", "--format", "bogus", "x").err())
+                .contains("expected one of [text, json] (case-insensitive) but was 'bogus'");
+        assertThat(CliRun.of("--help").out()).startsWith("Usage: hbm-ledger [-hV] [COMMAND]")
+                .contains("  -V, --version   Print version information and exit.");
+        // a verb's --version printed nothing before: each verb now prints the program's
+        assertThat(CliRun.of("evidence", "--version").out()).isEqualTo("hbm-ledger 0.1.0" + System.lineSeparator());
+        assertThat(CliRun.of("analyze", "-V").out()).isEqualTo("hbm-ledger 0.1.0" + System.lineSeparator());
+    }
+
     /** Every command of the model: the verbs and their sub-verbs (exec start, ...), the top included. */
     private static List<CommandLine> everyCommand() {
         List<CommandLine> all = new ArrayList<>();
