@@ -270,7 +270,7 @@ final class LaneLoop {
                 from = valueFrom[0];
                 to = valueTo[0];
                 if (end >= 0) {
-                    learn(b, p, end, lane, v);
+                    learn(b, p, end, lane);
                 }
             }
             if (end < 0) {
@@ -297,18 +297,21 @@ final class LaneLoop {
         return p;
     }
 
-    /** Makes the row at {@code p} the template, its amount's cell (up to 16 bytes) the last one read. */
-    private void learn(byte[] b, int p, int end, int lane, long amount) {
+    /**
+     * Makes the row at {@code p} the template, and its amount's cell (up to 16 bytes) the one
+     * compared with the next rows'. Not the last one read: the next row parses its amount even
+     * when the cell is the same, so the branch that parses is taken after every new template.
+     * Series that hold one value for long (a module at 0.0) otherwise left it untaken for
+     * hundreds of thousands of rows, until the first change threw the hot loop's compiled code
+     * away (a trap, issue 17).
+     */
+    private void learn(byte[] b, int p, int end, int lane) {
         RowTemplate t = template;
         t.learn(b, p, end, lane);
         int cell = t.amountTo - t.amountFrom;
         if (t.len > 0 && cell <= 16) {
-            int from = p + t.amountFrom;
             cellMask0 = FIRST_BYTES[Math.min(cell, 8)];
             cellMask1 = FIRST_BYTES[Math.max(cell - 8, 0)];
-            lastCell0 = word(b, from) & cellMask0;
-            lastCell1 = word(b, from + 8) & cellMask1;
-            lastAmount = amount;
         }
     }
 

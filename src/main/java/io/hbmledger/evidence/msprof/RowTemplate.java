@@ -20,32 +20,33 @@ import static io.hbmledger.evidence.msprof.Swar.word;
  */
 final class RowTemplate {
 
-    static final int WORDS = 12;
-    /** Rows of at most this many words are compared through fields (see {@link #b0}). */
-    static final int SHORT = 6;
+    /**
+     * Longest row with a template, in words: 64 bytes. The real npu_module_mem rows are 40-50
+     * bytes with their line feed; a longer row is read cell by cell.
+     */
+    static final int WORDS = 8;
 
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
     private static final long SIXES = 0x0606060606060606L;
 
-    /**
-     * Row length with its line feed, 0 for no template. Per word: the bytes to compare (0x30
-     * where a digit is), what of each byte must equal them (0xFF, or 0xF0 where a digit is, so
-     * 0x30..0x3F), and 0x10 where a digit is (rules out 0x3A..0x3F).
-     */
+    /** Row length with its line feed, 0 for no template. */
     int len;
-    private int words;
+    /** {@link #learn}'s words, before they go into the fields below. */
     private final long[] bytes = new long[WORDS];
     private final long[] masks = new long[WORDS];
     private final long[] digits = new long[WORDS];
     /**
-     * The first {@link #SHORT} words again, in fields: most rows (npu_module_mem ~40 bytes,
-     * npu_mem ~48) fit in them, and {@link #fits} then compares them with no loop and no array
-     * reads (measured: the loop with its array reads was ~20% of the hot loop). Words past the
-     * row have a zero mask.
+     * Per word: the bytes to compare (0x30 where a digit is), what of each byte must equal them
+     * (0xFF, or 0xF0 where a digit is, so 0x30..0x3F), and 0x10 where a digit is (rules out
+     * 0x3A..0x3F); words past the row have a zero mask. In fields, compared with no loop and no
+     * array reads (measured: a loop with its array reads was ~20% of the hot loop), and all
+     * {@link #WORDS} of them for every row: with a shorter check for short rows, the branch
+     * between the two was never taken until the first long row, often after half of a file
+     * (devices 10 and up), and that trap threw the hot loop's compiled code away (issue 17).
      */
-    private long b0, b1, b2, b3, b4, b5;
-    private long k0, k1, k2, k3, k4, k5;
-    private long d0, d1, d2, d3, d4, d5;
+    private long b0, b1, b2, b3, b4, b5, b6, b7;
+    private long k0, k1, k2, k3, k4, k5, k6, k7;
+    private long d0, d1, d2, d3, d4, d5, d6, d7;
 
     // a number as up to two runs of at most 8 digits and a fraction: offset, mask, shift per run
     private final Number ts = new Number();
@@ -144,23 +145,13 @@ final class RowTemplate {
     /**
      * True when the row at {@code p} has this template's shape, its device digits included (they
      * are fixed bytes, see {@link #learn}): its device is the template row's. {@code p + len}
-     * must be in the buffer, and {@link #SHORT} words from {@code p} readable.
+     * must be in the buffer, and {@link #WORDS} words from {@code p} readable.
      */
     boolean fits(byte[] b, int p) {
-        if (words > SHORT) {
-            return fitsLong(b, p);
-        }
         return (differs(word(b, p), b0, k0, d0) | differs(word(b, p + 8), b1, k1, d1)
                 | differs(word(b, p + 16), b2, k2, d2) | differs(word(b, p + 24), b3, k3, d3)
-                | differs(word(b, p + 32), b4, k4, d4) | differs(word(b, p + 40), b5, k5, d5)) == 0;
-    }
-
-    private boolean fitsLong(byte[] b, int p) {
-        long diff = 0;
-        for (int j = 0, o = p; j < words; j++, o += 8) {
-            diff |= differs(word(b, o), bytes[j], masks[j], digits[j]);
-        }
-        return diff == 0;
+                | differs(word(b, p + 32), b4, k4, d4) | differs(word(b, p + 40), b5, k5, d5)
+                | differs(word(b, p + 48), b6, k6, d6) | differs(word(b, p + 56), b7, k7, d7)) == 0;
     }
 
     /** Non-zero when word {@code w} differs from the template's in a fixed byte, or holds a non-digit where a digit is. */
@@ -197,10 +188,9 @@ final class RowTemplate {
             masks[j] = mask;
             digits[j] = d * 0x10;
         }
-        b0 = bytes[0]; b1 = bytes[1]; b2 = bytes[2]; b3 = bytes[3]; b4 = bytes[4]; b5 = bytes[5];
-        k0 = masks[0]; k1 = masks[1]; k2 = masks[2]; k3 = masks[3]; k4 = masks[4]; k5 = masks[5];
-        d0 = digits[0]; d1 = digits[1]; d2 = digits[2]; d3 = digits[3]; d4 = digits[4]; d5 = digits[5];
-        words = n;
+        b0 = bytes[0]; b1 = bytes[1]; b2 = bytes[2]; b3 = bytes[3]; b4 = bytes[4]; b5 = bytes[5]; b6 = bytes[6]; b7 = bytes[7];
+        k0 = masks[0]; k1 = masks[1]; k2 = masks[2]; k3 = masks[3]; k4 = masks[4]; k5 = masks[5]; k6 = masks[6]; k7 = masks[7];
+        d0 = digits[0]; d1 = digits[1]; d2 = digits[2]; d3 = digits[3]; d4 = digits[4]; d5 = digits[5]; d6 = digits[6]; d7 = digits[7];
         len = length;
     }
 

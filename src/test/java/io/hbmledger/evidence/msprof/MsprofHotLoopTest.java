@@ -62,13 +62,17 @@ class MsprofHotLoopTest {
 
     private Path file(String layout, long seed, long startUs) throws Exception {
         Random r = new Random(seed);
+        // seeds from 9 on: devices 10-15 and a long module name, rows of 49 to 80 bytes, around the
+        // template's longest (64 bytes, RowTemplate.WORDS), in the middle of the file
+        boolean wide = seed >= 9;
         String[] groups = layout.equals("npu_mem") ? new String[] {"app", "device"}
+                : wide ? new String[] {"SLOG", "ASCENDCKERNEL", "MDCPERCEPTION", "DVPP_MODULE_WITH_A_LONG_NAME"}
                 : new String[] {"SLOG", "HCCL", "APP", "ASCENDCKERNEL", "MDCPERCEPTION", "RUNTIME"};
         StringBuilder sb = new StringBuilder(MsprofFastPathQuirksTest.header(layout)).append('\n');
         long us = startUs;
         int rows = 0;
         for (int run = 0; run < 24; run++) {
-            int dev = r.nextInt(10);
+            int dev = r.nextInt(wide ? 16 : 10);
             String group = groups[r.nextInt(groups.length)];
             int length = 50 + r.nextInt(400);
             long amount = r.nextInt(4) == 0 ? 0 : 100_000 + r.nextInt(900_000);
@@ -99,7 +103,8 @@ class MsprofHotLoopTest {
     @CsvSource({"module_kb, 1, 1736408883657146", "module_kb, 2, 1736408883657146", "module_mb, 3, 1736408883657146",
         "npu_mem, 4, 1736408883657146", "record, 5, 1736408883657146",
         // the first 8 of 16 digits (fixed bytes of a row template) change in the middle of runs
-        "module_kb, 6, 1736408899960000", "npu_mem, 7, 1736408899960000", "module_mb, 8, 1736408899960000"})
+        "module_kb, 6, 1736408899960000", "npu_mem, 7, 1736408899960000", "module_mb, 8, 1736408899960000",
+        "module_kb, 9, 1736408883657146", "module_mb, 10, 1736408899960000", "npu_mem, 11, 1736408883657146"})
     void theHotLoopAndTheGeneralPathAgreeInsideLongRuns(String layout, long seed, long startUs) throws Exception {
         Path p = file(layout, seed, startUs);
         byte[] bytes = Files.readAllBytes(p);
@@ -118,6 +123,28 @@ class MsprofHotLoopTest {
                     w -> { }, bytes.length, 4093)));
             assertThat(windowed).as("windows in %s", order).isEqualTo(general);
         }
+    }
+
+    @Test
+    void rowsThatFillTheTemplatesEightWordsAreReadAsTheGeneralPathReadsThem() throws Exception {
+        // 62-byte rows: their device's digits are in the 8th word of the template (the first
+        // check that had a branch for rows past 48 bytes); one row's device cell differs only there
+        StringBuilder sb = new StringBuilder(MsprofFastPathQuirksTest.header("module_kb")).append('\n');
+        for (int i = 0; i < 300; i++) {
+            String row = "12,ASCENDCKERNEL_MODULE," + (1736408883657146L + 20_000L * i) + ".822\t," + (123456 + i % 7)
+                    + ".0,NPU:12";
+            assertThat(row.length() + 1).isEqualTo(62);
+            sb.append(i == 150 ? row.replace("NPU:12", "NPU:13") : row).append('\n');
+        }
+        Path p = dir.resolve("npu_module_mem_last_word.csv");
+        Files.writeString(p, sb, StandardCharsets.ISO_8859_1);
+        MsprofFileResult general = read(p, MsprofPass.of(Map.of()), s -> s.withFastPath(false));
+        assertThat(general.series()).singleElement().satisfies(x -> {
+            assertThat(x.samples()).isEqualTo(300);
+            assertThat(x.peakText()).isEqualTo("123462.0"); // 123456 + 6, the first at row 7
+            assertThat(x.peakRow()).isEqualTo(7);
+        });
+        assertThat(read(p, MsprofPass.of(Map.of()), UnaryOperator.identity())).isEqualTo(general);
     }
 
     @Test
