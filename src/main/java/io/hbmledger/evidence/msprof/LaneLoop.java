@@ -261,6 +261,9 @@ final class LaneLoop {
                 // the lane's bytes, then the cells one by one (in a call: not the common case)
                 int lane = laneLen;
                 boolean laned = lane > 0 & p + lane < n && matches(b, p);
+                if (laned && len > 0 && t.refit(b, p)) {
+                    continue; // only the time's first 8 digits changed: the row again, through the template
+                }
                 forget();
                 end = laned ? cells(b, p, p + lane, n) : -1;
                 long m = values[0];
