@@ -2,20 +2,15 @@ package io.hbmledger.evidence.msprof;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 
 /**
- * Copies a file's bytes into the readers' buffer from a memory mapping of the file, a window
- * at a time: one copy out of the page cache, with no read system call per buffer (a read into
- * a Java array costs a second copy through a native buffer). Each window is unmapped as soon as
- * the reader leaves it ({@link Unmapper}), so resident memory stays at one window per reader
- * whatever the file size. Byte copies do not depend on the windows' byte order.
+ * Copies a file's bytes into the readers' buffer from byte buffers that hold windows of the
+ * file, a window at a time, each released as soon as the reader leaves it. The readers use
+ * positional reads ({@link CsvFileScan}); tests read through windows over buffers of either byte
+ * order, to show that the parsing does not depend on it (byte copies do not). Kept from the
+ * mapped reading of issue 17's first sessions, which measured slower than positional reads.
  */
 final class MappedWindows implements AutoCloseable {
-
-    /** Bytes mapped at a time: small against memory, large against the cost of one mapping. */
-    static final int WINDOW = 4 << 20;
 
     /** Opens the window of {@code length} bytes at file offset {@code at}. */
     @FunctionalInterface
@@ -41,15 +36,6 @@ final class MappedWindows implements AutoCloseable {
         this.release = release;
         this.size = size;
         this.windowBytes = windowBytes;
-    }
-
-    /** Windows of a file mapped read-only; null where mappings cannot be unmapped (see {@link Unmapper}). */
-    static MappedWindows of(FileChannel ch) throws IOException {
-        if (!Unmapper.available()) {
-            return null;
-        }
-        return new MappedWindows((at, length) -> ch.map(FileChannel.MapMode.READ_ONLY, at, length)
-                .order(ByteOrder.LITTLE_ENDIAN), Unmapper::unmap, ch.size(), WINDOW);
     }
 
     /**
