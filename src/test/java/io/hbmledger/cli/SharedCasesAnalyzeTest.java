@@ -95,6 +95,46 @@ class SharedCasesAnalyzeTest {
         assertThat(shares.get("figures").toString()).doesNotContain("utilization_5");
     }
 
+    private static CliRun analyzeFolder(String caseName) throws Exception {
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", Cases.file(caseName, "case.md").getParent().toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        return run;
+    }
+
+    /**
+     * A whole case folder: case.md, the worked answer, is a write-up about the other files and not
+     * read (said on stderr and in the notes); the answer comes from the user's files alone, with
+     * the figures the per-file tests above work out.
+     */
+    @Test
+    void wholeCaseFoldersLeaveTheWorkedAnswerOut() throws Exception {
+        CliRun rtx = analyzeFolder("vllm-13882-rtx4060-8gb-negative-kv");
+        assertThat(rtx.err()).contains("skipped ").contains("case.md: a write-up about the folder's other files");
+        JsonNode r = new ObjectMapper().readTree(rtx.out());
+        assertThat(r.get("notes").toString()).contains("case.md: a write-up").contains("names startup.log")
+                // before: case.md's quoted "-1.05GiB" (its line 7) made it a second vLLM log, a second server
+                .doesNotContain("2 vLLM logs");
+        assertThat(r.toString()).doesNotContain("case.md:7");
+        JsonNode kv = findings(r, "kv_negative").get(0);
+        assertThat(gib(kv, "budget")).isCloseTo(5.60, within(0.005));            // 8.00 x 0.70
+        assertThat(gib(kv, "kv_cache")).isCloseTo(-1.05, within(0.005));
+        assertThat(figure(kv, "kv_cache").get("sources").toString()).contains("startup.log\",\"line\":4");
+
+        JsonNode tei = new ObjectMapper().readTree(analyzeFolder("ascend-8809-910b4-32gb-vllm-plus-embedding-service").out());
+        assertThat(tei.get("notes").toString()).contains("case.md: a write-up");
+        // NPU 0: 32768 - 28220 = 4548 MiB; NPU 1: 32768 - 28045 = 4723 MiB, from npu-smi.txt alone
+        assertThat(findings(tei, "headroom")).extracting(f -> figure(f, "free").get("bytes").asLong())
+                .containsExactly(4548 * MIB, 4723 * MIB);
+
+        // the pasted issue text beside it is still evidence: its 0.2, 0.45, 0.70, 0.9 make the 2.25
+        JsonNode four = new ObjectMapper().readTree(analyzeFolder("ascend-8621-four-instances-one-910b2").out());
+        assertThat(four.get("notes").toString()).contains("case.md: a write-up").doesNotContain("description-excerpt.md: a write-up");
+        JsonNode shares = findings(four, "over_subscribed").get(0);
+        assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25);
+        assertThat(figure(shares, "utilization_1").get("sources").toString()).contains("description-excerpt.md\",\"line\":1");
+        assertThat(gib(findings(four, "start_refused").get(0), "shortfall")).isCloseTo(27.68, within(0.005)); // 54.86 - 27.18
+    }
+
     @Test
     void a910b4SharedWithAnEmbeddingService() throws Exception {
         String c = "ascend-8809-910b4-32gb-vllm-plus-embedding-service";
