@@ -88,6 +88,8 @@ public final class NpuSmiInfoParser {
     private int onePairFirstLine;
     private String onePairChip;
     private int onePairCount;
+    /** The lines of process rows read without their header ({@link NpuSmiDeviceRows#PROCESS_HEADER} standing in). */
+    private final List<String> inferredProcRows = new ArrayList<>();
 
     private NpuSmiInfoParser() {
     }
@@ -124,6 +126,7 @@ public final class NpuSmiInfoParser {
         }
         p.endOfTable();
         p.endInferred();
+        p.endInferredProcesses();
         p.endOnePair();
         return p;
     }
@@ -173,7 +176,7 @@ public final class NpuSmiInfoParser {
         switch (mode) {
             case CHIP_HEADER -> chipHeader.add(row);
             case CHIPS -> chipRow(line, row);
-            case PROCS, PROC_HEADER -> processRow(line, row);
+            case PROCS, PROC_HEADER -> processRow(line, row, procHeader, false);
             case NONE -> {
                 if (headerlessRow1 != null) {
                     headerlessPair(line, row, first);
@@ -235,7 +238,7 @@ public final class NpuSmiInfoParser {
         if (resumed == Mode.CHIPS) {
             chipRow(line, row);
         } else {
-            processRow(line, row);
+            processRow(line, row, procHeader, false);
         }
         return true;
     }
@@ -253,11 +256,10 @@ public final class NpuSmiInfoParser {
         if (NpuSmiDeviceRows.isFirstRow(row)) {
             headerlessRow1 = row;
             headerlessLine = line;
-        } else if (!warnedHeaderless && NpuSmiDeviceRows.isProcessRow(row)) {
-            warnedHeaderless = true;
-            warnings.add("line " + line + ": npu-smi process rows without their 'NPU  Chip | Process id | Process name"
-                    + " | Process memory(MB)' header; not read, as which column is which cannot be checked"
-                    + " (paste the process table with its header)");
+        } else if (NpuSmiDeviceRows.isProcessRow(row)) {
+            // mode stays NONE: each further row must show this shape again to be read so
+            inferredProcRows.add(String.valueOf(line));
+            processRow(line, row, NpuSmiDeviceRows.PROCESS_HEADER, true);
         } else {
             headerless(line, first);
         }
@@ -315,6 +317,17 @@ public final class NpuSmiInfoParser {
                     + " (paste the table with its header)");
         }
         onePairRows.clear();
+    }
+
+    /** One warning names the process rows read in npu-smi's process table layout, without their header. */
+    private void endInferredProcesses() {
+        if (!inferredProcRows.isEmpty()) {
+            warnings.add("line " + inferredProcRows.get(0) + ": process rows without npu-smi's header (line"
+                    + (inferredProcRows.size() > 1 ? "s " : " ") + String.join(", ", inferredProcRows)
+                    + "): read in the layout npu-smi info prints, 'NPU Chip | Process id | Process name | Process memory(MB)'"
+                    + " (MB = MiB); their values are inferred");
+        }
+        inferredProcRows.clear();
     }
 
     /** Ends reading with the stood-in header; one warning names the rows read that way. */
@@ -550,7 +563,11 @@ public final class NpuSmiInfoParser {
         return List.copyOf(chipsByNpu.getOrDefault(npu, java.util.Set.of()));
     }
 
-    private void processRow(int line, Row row) {
+    /**
+     * One row of a process table under {@code header}: the table's own, or npu-smi's layout standing
+     * in for a header that was not pasted ({@code inferred}: the observation is marked so).
+     */
+    private void processRow(int line, Row row, Row header, boolean inferred) {
         String whole = String.join(" ", row.cells()).strip();
         Matcher none = NO_PROCESS.matcher(whole);
         if (none.find()) {
@@ -560,6 +577,7 @@ public final class NpuSmiInfoParser {
         if (mode == Mode.PROC_HEADER) {
             return; // a second header line, if a driver ever prints one
         }
+        Row procHeader = header;
         int pidCell = -1;
         int nameCell = -1;
         int memCell = -1;
@@ -601,7 +619,7 @@ public final class NpuSmiInfoParser {
             return;
         }
         Integer deviceId = deviceIds.get(device);
-        Context.Builder at = Context.builder().device(device).deviceId(deviceId);
+        Context.Builder at = Context.builder().device(device).deviceId(deviceId).inferred(inferred);
         Long pid = pidText != null && PID.matcher(pidText).matches() ? Long.valueOf(pidText) : null;
         String name = nameCell >= 0 ? row.cell(nameCell) : null;
         int npu = Integer.parseInt(ids.get(0));
