@@ -73,6 +73,11 @@ public final class NpuSmiInfoParser {
     private Mode lastBody = Mode.NONE;
     private Row pendingRow1;
     private int pendingLine;
+    /**
+     * Blank lines came after a chip's first row: its pair goes on when the next line is the chip's
+     * second row (ids, then a bus id), else the table ended there.
+     */
+    private boolean gapInPair;
     private boolean warnedHeaderless;
     /** A first row of a device pair seen without a header, until the next row says whether its pair follows. */
     private Row headerlessRow1;
@@ -132,6 +137,18 @@ public final class NpuSmiInfoParser {
     }
 
     private void accept(int line, String s) {
+        if (s.isEmpty() && halfPair()) {
+            // markdown puts blank lines (or blank "> " quote lines) into pasted tables; whether the
+            // pair is broken is told by the next line
+            gapInPair = true;
+            return;
+        }
+        if (gapInPair) {
+            gapInPair = false;
+            if (!(SmiLines.isRow(s) && NpuSmiDeviceRows.chipRowPairs(SmiLines.row(s)) >= 0)) {
+                endOfTable();
+            }
+        }
         if (s.isEmpty() || !(s.startsWith("|") || s.startsWith("+"))) {
             if (mode != Mode.NONE || headerlessRow1 != null) {
                 endOfTable();
@@ -185,6 +202,11 @@ public final class NpuSmiInfoParser {
                 }
             }
         }
+    }
+
+    /** True between the first and second row of a chip's pair, under a header or without one. */
+    private boolean halfPair() {
+        return mode == Mode.CHIPS && pendingRow1 != null || mode == Mode.NONE && headerlessRow1 != null;
     }
 
     private void separator(int line) {
