@@ -103,8 +103,10 @@ public final class PasteReader implements EvidenceReader {
     public EvidenceFile read(String text, String displayPath) throws EvidenceException {
         List<String> lines = TextLines.split(text.startsWith("\uFEFF") ? text.substring(1) : text);
         List<EvidencePart> parts = new ArrayList<>();
+        PasteSegment proseAbove = null;
         for (PasteSegment s : PasteSegmenter.split(lines)) {
             if (s.kind() == PasteLine.PROSE) {
+                proseAbove = s;
                 List<InlineCommands.Command> commands = InlineCommands.find(lines, s.first(), s.last());
                 // a setting inside a command is the command's, read with it below, not a statement of another instance's share
                 List<Observation> stated = UtilizationStatement.read(lines, s.first(), s.last()).stream()
@@ -121,8 +123,12 @@ public final class PasteReader implements EvidenceReader {
                 continue;
             }
             Optional<EvidencePart> whole = dispatch(lines, s, displayPath);
+            PasteSegment said = proseAbove;
+            proseAbove = null;
             if (whole.isPresent()) {
-                parts.add(whole.get());
+                parts.add(whole.get().format().isDeviceSample() && said != null
+                        ? whole.get().withIdle(IdlePhrases.of(lines, said.first(), said.last()).orElse(null))
+                        : whole.get());
                 continue;
             }
             List<PasteSegment> runs = s.kind() == PasteLine.FENCE ? PasteSegmenter.runsWithin(lines, s) : List.of();
