@@ -135,6 +135,27 @@ class SharedCasesAnalyzeTest {
         assertThat(gib(findings(four, "start_refused").get(0), "shortfall")).isCloseTo(27.68, within(0.005)); // 54.86 - 27.18
     }
 
+    /**
+     * 8621 with the user's shares written as percentages (the description's 0.2, 0.45, 0.70, 0.9
+     * rewritten in place as 20%, 45%, 70%, 90%; the log and table as they are): the same
+     * over-subscription, 2.25 of the total.
+     */
+    @Test
+    void fourInstancesWithTheirSharesInPercent(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        String c = "ascend-8621-four-instances-one-910b2";
+        String prose = java.nio.file.Files.readString(Cases.file(c, "description-excerpt.md"))
+                .replace("0.2启动", "20%启动").replace("0.45后", "45%后").replace("0.70后", "70%后").replace("0.9后", "90%后");
+        assertThat(prose).contains("20%", "45%", "70%", "90%").doesNotContain("0.45");
+        java.nio.file.Path description = java.nio.file.Files.writeString(tmp.resolve("description.md"), prose);
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", description.toString(),
+                Cases.file(c, "engine-error-4th-instance.log").toString(), Cases.file(c, "npu-smi.txt").toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode shares = findings(new ObjectMapper().readTree(run.out()), "over_subscribed").get(0);
+        assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25); // 0.2+0.45+0.70+0.9
+        assertThat(figure(shares, "utilization_1").get("sources").get(0).get("text").asText()).isEqualTo("20%");
+        assertThat(gib(shares, "asked_together")).isCloseTo(137.16, within(0.01)); // 2.25 x 60.96
+    }
+
     @Test
     void a910b4SharedWithAnEmbeddingService() throws Exception {
         String c = "ascend-8809-910b4-32gb-vllm-plus-embedding-service";
