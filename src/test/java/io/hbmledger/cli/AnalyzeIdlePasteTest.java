@@ -74,6 +74,12 @@ class AnalyzeIdlePasteTest {
         // the finding item 5 removes for idle tables, shown to fire on the same paste without the prose's word
         JsonNode r = analyze(issue("npu-smi shows:"));
         assertThat(kinds(r)).contains("below_budget");
+        // 312's line 35, "| 0  0 | 641248 |  | 113 |": a process npu-smi prints without a name, 113 MiB (0.11 GiB)
+        r.get("findings").forEach(f -> {
+            if (f.get("kind").asText().equals("other_tenant")) {
+                assertThat(f.get("text").asText()).contains("pid 641248 without a name (0.11 GiB)").doesNotContain("null");
+            }
+        });
     }
 
     @Test
