@@ -89,7 +89,7 @@ final class EvidenceFiles {
                     }
                 }
             } else {
-                add(in, f.format(), f.observations(), null);
+                add(in, f.format(), f.observations(), f.format().isDeviceSample() ? PastedMoments.idleAbove(in, assumed) : null);
             }
         } catch (EvidenceException e) {
             unusable(e.getMessage());

@@ -98,4 +98,26 @@ class AnalyzeIdlePasteTest {
         assertThat(r.err()).contains("shows idle devices, before the server started, but not the other tables");
         assertThat(new ObjectMapper().readTree(r.out()).get("notes").toString()).doesNotContain("taken at baseline");
     }
+
+    /** The same sentence at the top of a file the npu-smi reader takes whole (no fence), the command in a file of its own. */
+    @Test
+    void aSentenceAboveATableFileReadWholeCountsToo() throws Exception {
+        List<String> smi = new ArrayList<>();
+        smi.add("启动vllm之前，npu-smi info 如下：");
+        smi.addAll(Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt"),
+                StandardCharsets.UTF_8));
+        Path table = Files.write(tmp.resolve("npu.txt"), smi, StandardCharsets.UTF_8);
+        Path command = Files.write(tmp.resolve("cmd.md"), List.of("started with:", "```",
+                "vllm serve /models/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.9", "```"), StandardCharsets.UTF_8);
+        CliRun r = CliRun.of("analyze", "--no-write", "--format", "json", table.toString(), command.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode report = new ObjectMapper().readTree(r.out());
+        assertThat(kinds(report)).doesNotContain("below_budget");
+        assertThat(report.get("notes").toString()).contains("npu.txt (line 1 says \\\"启动vllm之前\\\") taken at baseline");
+        // without the sentence the file is a sample of the running server again
+        Files.write(table, smi.subList(1, smi.size()), StandardCharsets.UTF_8);
+        JsonNode again = new ObjectMapper().readTree(CliRun.of("analyze", "--no-write", "--format", "json", table.toString(),
+                command.toString()).out());
+        assertThat(kinds(again)).contains("below_budget");
+    }
 }

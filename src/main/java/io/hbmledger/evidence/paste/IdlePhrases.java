@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * starting it npu-smi shows:" is a table taken after the start (no statement). Pure: lines in,
  * statement out.
  */
-final class IdlePhrases {
+public final class IdlePhrases {
 
     /** Phrases saying the devices were idle or the server not started yet. */
     private static final Pattern BEFORE = Pattern.compile(
@@ -40,7 +40,7 @@ final class IdlePhrases {
      * table), from the phrase nearest the table; empty when that phrase says the server was up, or
      * none says when.
      */
-    static Optional<StatedIdle> of(List<String> lines, int first, int last) {
+    public static Optional<StatedIdle> of(List<String> lines, int first, int last) {
         for (int n = last; n >= first; n--) {
             String line = lines.get(n - 1);
             Optional<StatedIdle> before = lastMatch(BEFORE, line, n);
@@ -53,6 +53,21 @@ final class IdlePhrases {
                     return Optional.empty();
                 }
                 return lastEnd(BEFORE, line) > lastEnd(AFTER, line) ? before : Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * For a file read whole as a device table ({@code npu-smi info} text with a sentence above it,
+     * no fence): the idle statement of the lines above its first table line ({@code |} or
+     * {@code +}, after any {@code >} quote marks), or empty.
+     */
+    public static Optional<StatedIdle> aboveFirstTable(List<String> lines) {
+        for (int i = 0; i < lines.size(); i++) {
+            String s = PasteLine.unquoted(lines.get(i)).strip();
+            if (s.startsWith("|") || s.startsWith("+")) {
+                return i == 0 ? Optional.empty() : of(lines, 1, i);
             }
         }
         return Optional.empty();
