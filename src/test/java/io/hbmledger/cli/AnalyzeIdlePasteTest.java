@@ -57,15 +57,8 @@ class AnalyzeIdlePasteTest {
         JsonNode r = analyze(issue("Before starting vLLM, npu-smi shows:"));
         assertThat(kinds(r)).doesNotContain("below_budget");
         assertThat(r.get("notes").toString()).contains("taken at baseline").contains("line 1 says \\\"Before starting\\\"");
-        JsonNode npu0 = r.get("devices").get(0);
-        JsonNode baseline = null;
-        for (JsonNode e : npu0.get("entries")) {
-            if (e.get("component").asText().equals("driver_baseline")) {
-                baseline = e;
-            }
-        }
         // line 12 of the paste (312's line 9): "3437 / 65536" on NPU 0
-        assertThat(baseline).isNotNull();
+        JsonNode baseline = AnalyzeFindingsTest.entry(r.get("devices").get(0), "driver_baseline");
         assertThat(baseline.get("bytes").asLong()).isEqualTo(3437 * MIB);
     }
 

@@ -67,20 +67,11 @@ class EvidenceHeaderlessSmiTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.err()).contains("line 3: process rows without npu-smi's header (line 3)");
         JsonNode device = new ObjectMapper().readTree(r.out()).get("devices").get(0);
-        JsonNode other = entry(device, "other_processes");
+        JsonNode other = AnalyzeFindingsTest.entry(device, "other_processes");
         // "| 0  0 | 418635 | vllm | 56057 |": 56057 x 1048576 = 58,780,024,832 B
         assertThat(other.get("bytes").asLong()).isEqualTo(58_780_024_832L);
         assertThat(other.get("confidence").asText()).isEqualTo("inferred");
         // used 59356 MiB - 56057 MiB = 3299 MiB = 3,459,252,224 B held outside any process
-        assertThat(entry(device, "outside_processes").get("bytes").asLong()).isEqualTo(3_459_252_224L);
-    }
-
-    private static JsonNode entry(JsonNode device, String component) {
-        for (JsonNode e : device.get("entries")) {
-            if (e.get("component").asText().equals(component)) {
-                return e;
-            }
-        }
-        throw new AssertionError("no " + component + " in " + device);
+        assertThat(AnalyzeFindingsTest.entry(device, "outside_processes").get("bytes").asLong()).isEqualTo(3_459_252_224L);
     }
 }
