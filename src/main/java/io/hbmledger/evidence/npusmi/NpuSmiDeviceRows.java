@@ -58,11 +58,20 @@ final class NpuSmiDeviceRows {
         return List.of(HBM_HEADER_1, SmiLines.tokens(secondRow.cells().get(0)).size() == 2 ? HBM_HEADER_2_PHY : HBM_HEADER_2);
     }
 
-    /** True when cleaned lines hold a device row pair without a header (either pair count). */
+    /**
+     * True when cleaned lines hold a device row pair without a header (either pair count), blank
+     * lines between its two rows allowed (a markdown paste).
+     */
     static boolean hasPair(List<String> cleaned) {
         for (int i = 0; i + 1 < cleaned.size(); i++) {
-            if (SmiLines.isRow(cleaned.get(i)) && SmiLines.isRow(cleaned.get(i + 1))
-                    && isFirstRow(SmiLines.row(cleaned.get(i))) && chipRowPairs(SmiLines.row(cleaned.get(i + 1))) >= 1) {
+            if (!SmiLines.isRow(cleaned.get(i)) || !isFirstRow(SmiLines.row(cleaned.get(i)))) {
+                continue;
+            }
+            int j = i + 1;
+            while (j < cleaned.size() && cleaned.get(j).isEmpty()) {
+                j++;
+            }
+            if (j < cleaned.size() && SmiLines.isRow(cleaned.get(j)) && chipRowPairs(SmiLines.row(cleaned.get(j))) >= 1) {
                 return true;
             }
         }

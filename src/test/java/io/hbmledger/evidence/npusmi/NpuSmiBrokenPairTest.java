@@ -101,7 +101,12 @@ class NpuSmiBrokenPairTest {
         // 264's lines 8, 9 and 11, 12 (NPU 0 and 1) without the header, a blank line inside each pair
         List<String> t = SmiLines.lines(Files.readString(
                 Corpus.file("npu-smi/vllm-ascend-264_910B2C_16npu_with_processes.txt"), StandardCharsets.UTF_8));
-        SmiParse p = NpuSmiInfoParser.parse(List.of(t.get(7), "", t.get(8), t.get(10), "", t.get(11)));
+        List<String> pasted = List.of(t.get(7), "", t.get(8), t.get(10), "", t.get(11));
+        // the reader takes such a file as npu-smi output too
+        byte[] bytes = (String.join("\n", pasted) + "\n").getBytes(StandardCharsets.UTF_8);
+        assertThat(new NpuSmiReader().detect(new io.hbmledger.evidence.FileHead("x.txt", bytes, bytes.length)))
+                .contains(io.hbmledger.evidence.EvidenceFormat.NPU_SMI_INFO);
+        SmiParse p = NpuSmiInfoParser.parse(pasted);
         Observation npu1 = one(p, "hbm_used", "npu:1/chip:0");
         assertThat(npu1.bytes()).isEqualTo(59351 * MIB);
         assertThat(npu1.line()).isEqualTo(6);
