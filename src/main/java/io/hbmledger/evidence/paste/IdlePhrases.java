@@ -43,16 +43,10 @@ public final class IdlePhrases {
     public static Optional<StatedIdle> of(List<String> lines, int first, int last) {
         for (int n = last; n >= first; n--) {
             String line = lines.get(n - 1);
-            Optional<StatedIdle> before = lastMatch(BEFORE, line, n);
-            Optional<StatedIdle> after = lastMatch(AFTER, line, n);
-            if (before.isPresent() || after.isPresent()) {
-                if (after.isEmpty()) {
-                    return before;
-                }
-                if (before.isEmpty()) {
-                    return Optional.empty();
-                }
-                return lastEnd(BEFORE, line) > lastEnd(AFTER, line) ? before : Optional.empty();
+            int before = lastEnd(BEFORE, line);
+            int after = lastEnd(AFTER, line);
+            if (before >= 0 || after >= 0) {
+                return before > after ? lastMatch(BEFORE, line, n) : Optional.empty();
             }
         }
         return Optional.empty();
