@@ -15,9 +15,11 @@ import java.util.List;
  *     {@value #PROSE}
  * @param observations what the reader took from the range
  * @param warnings the reader's warnings for the range
+ * @param idle for a device table, what the prose right above it says of an idle, not yet
+ *     started server; null when it says nothing of the kind
  */
 public record EvidencePart(int firstLine, int lastLine, EvidenceFormat format, String label,
-                           List<Observation> observations, List<String> warnings) {
+                           List<Observation> observations, List<String> warnings, StatedIdle idle) {
 
     /** The label of prose, skipped because it is not machine output. */
     public static final String PROSE = "prose";
@@ -25,6 +27,17 @@ public record EvidencePart(int firstLine, int lastLine, EvidenceFormat format, S
     public EvidencePart {
         observations = List.copyOf(observations);
         warnings = List.copyOf(warnings);
+    }
+
+    /** A range with nothing said of its moment. */
+    public EvidencePart(int firstLine, int lastLine, EvidenceFormat format, String label,
+                        List<Observation> observations, List<String> warnings) {
+        this(firstLine, lastLine, format, label, observations, warnings, null);
+    }
+
+    /** The same range, with what the prose above it says of an idle server. */
+    public EvidencePart withIdle(StatedIdle stated) {
+        return new EvidencePart(firstLine, lastLine, format, label, observations, warnings, stated);
     }
 
     /** True when a reader read the range. */

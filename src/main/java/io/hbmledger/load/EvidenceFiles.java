@@ -82,13 +82,14 @@ final class EvidenceFiles {
             if (f.format() == EvidenceFormat.PASTED_TEXT && !f.parts().isEmpty()) {
                 // each block of a paste is evidence of its own kind: the rules see an npu-smi
                 // table as an npu-smi sample and a log excerpt as a log, citing the paste's lines
+                Moment idle = PastedMoments.idle(in, f.parts(), assumed, warn);
                 for (EvidencePart part : f.parts()) {
                     if (part.read()) {
-                        add(in, part.format(), part.observations());
+                        add(in, part.format(), part.observations(), part.format().isDeviceSample() ? idle : null);
                     }
                 }
             } else {
-                add(in, f.format(), f.observations());
+                add(in, f.format(), f.observations(), f.format().isDeviceSample() ? PastedMoments.idleAbove(in, assumed) : null);
             }
         } catch (EvidenceException e) {
             unusable(e.getMessage());
@@ -101,8 +102,9 @@ final class EvidenceFiles {
         (skipUnusable ? skipped : errors).add(why);
     }
 
-    private void add(RunInput in, EvidenceFormat format, List<Observation> observations) {
-        Moment moment = in.moment();
+    /** @param stated the moment the paste's prose gives this block, or null */
+    private void add(RunInput in, EvidenceFormat format, List<Observation> observations, Moment stated) {
+        Moment moment = in.moment() != null ? in.moment() : stated;
         if (moment == null && format.isDeviceSample()) {
             String name = in.path().getFileName().toString();
             moment = MomentFromName.of(name).orElse(null);

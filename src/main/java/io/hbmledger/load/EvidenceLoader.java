@@ -41,6 +41,7 @@ public final class EvidenceLoader {
         FileOptions opts = req.files();
         RunDirectory runDir = null;
         List<RunInput> files;
+        List<String> writeUps = new ArrayList<>();
         if (RunInputs.isRunDirectory(req.inputs())) {
             if (opts.anyGiven()) {
                 throw new BadInputException("--tp, --dp, --pp, --ep, --dtype, --kv-cache-dtype, --devices, --moment, --instant,"
@@ -51,7 +52,8 @@ public final class EvidenceLoader {
             files = RunInputs.of(runDir);
         } else {
             FileOptionsCheck.check(opts);
-            files = RunInputs.of(RunInputs.expand(req.inputs()), opts);
+            files = RunInputs.of(RunInputs.expand(req.inputs(), writeUps), opts);
+            writeUps.forEach(w -> warn.accept("skipped " + w));
         }
         Layout layout = Deployment.layout(runDir, opts, req.serverPids());
         RunInputs.refuseRepeated(files, runDir);
@@ -91,6 +93,7 @@ public final class EvidenceLoader {
         }
         refuseWithoutMsprofRows(read, msprof);
         List<String> notes = new ArrayList<>();
+        writeUps.forEach(w -> notes.add("skipped " + w));
         read.skipped.forEach(w -> notes.add("skipped " + w));
         notes.addAll(read.assumed);
         return new LoadedRun(new EvidenceSet(read.tagged, read.infos, layout, checkpoint, msprof,

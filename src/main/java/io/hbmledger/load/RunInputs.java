@@ -1,5 +1,7 @@
 package io.hbmledger.load;
 
+import io.hbmledger.evidence.TextBytes;
+import io.hbmledger.evidence.paste.WorkedAnswer;
 import io.hbmledger.run.Moment;
 import io.hbmledger.run.RunDirectory;
 import io.hbmledger.run.RunManifest;
@@ -43,9 +45,11 @@ final class RunInputs {
     /**
      * A directory without run.json stands for the evidence files in it (what people attach to
      * an issue): every regular file below it, in name order; msprof exports stay whole; the
-     * reports hbm-ledger writes and hidden files are left out.
+     * reports hbm-ledger writes and hidden files are left out, and so is a write-up about the
+     * other files ({@link WorkedAnswer}: a worked answer quotes their figures, it does not add
+     * any), named in {@code skipped} with why. A file named on its own is always read.
      */
-    static List<Path> expand(List<Path> inputs) throws IOException, BadInputException {
+    static List<Path> expand(List<Path> inputs, List<String> skipped) throws IOException, BadInputException {
         List<Path> out = new ArrayList<>();
         for (Path p : inputs) {
             if (p.toString().equals("-")) {
@@ -73,7 +77,26 @@ final class RunInputs {
             if (found.isEmpty()) {
                 throw new BadInputException(p + ": an empty directory without run.json; give evidence files or a run directory");
             }
-            out.addAll(found);
+            out.addAll(withoutWriteUps(found, skipped));
+        }
+        return out;
+    }
+
+    /** Largest file looked at as a possible write-up: answers are short prose, logs and exports are not. */
+    private static final long WRITE_UP_MAX_BYTES = 256 * 1024;
+
+    private static List<Path> withoutWriteUps(List<Path> found, List<String> skipped) throws IOException {
+        List<Path> out = new ArrayList<>();
+        for (Path f : found) {
+            if (Files.isRegularFile(f) && Files.size(f) <= WRITE_UP_MAX_BYTES) {
+                List<String> others = found.stream().filter(o -> !o.equals(f)).map(o -> o.getFileName().toString()).toList();
+                Optional<WorkedAnswer.Verdict> v = WorkedAnswer.of(TextBytes.decode(Files.readAllBytes(f)), others);
+                if (v.isPresent()) {
+                    skipped.add(f + ": " + v.get().reason() + "; name the file on its own to read it anyway");
+                    continue;
+                }
+            }
+            out.add(f);
         }
         return out;
     }

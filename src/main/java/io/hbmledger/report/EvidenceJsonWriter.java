@@ -47,7 +47,10 @@ public final class EvidenceJsonWriter {
         }
     }
 
-    /** A paste's line ranges: {@code {"first_line", "last_line", "format", "label", "observations"}} (a count). */
+    /**
+     * A paste's line ranges: {@code {"first_line", "last_line", "format", "label", "observations"}} (a count),
+     * and {@code "idle": {"line", "phrase"}} for a table the prose says was taken before the server started.
+     */
     private static void writeParts(JsonGenerator g, List<EvidencePart> parts) throws IOException {
         g.writeArrayFieldStart("parts");
         for (EvidencePart p : parts) {
@@ -57,6 +60,13 @@ public final class EvidenceJsonWriter {
             g.writeStringField("format", p.shownFormat());
             g.writeStringField("label", p.label());
             g.writeNumberField("observations", p.observations().size());
+            if (p.idle() != null) {
+                // added: the prose above the table says it shows idle devices, before the server started
+                g.writeObjectFieldStart("idle");
+                g.writeNumberField("line", p.idle().line());
+                g.writeStringField("phrase", p.idle().phrase());
+                g.writeEndObject();
+            }
             g.writeEndObject();
         }
         g.writeEndArray();

@@ -47,6 +47,9 @@ public final class EvidenceTextWriter {
             String what = p.read() ? p.format() + ", " + p.observations().size() + " observation"
                     + (p.observations().size() == 1 ? "" : "s")
                     : p.prose() ? "skipped" : "no output a reader knows, skipped";
+            if (p.idle() != null) {
+                what += ", idle before the server started (line " + p.idle().line() + ": \"" + p.idle().phrase() + "\")";
+            }
             rows.add(new String[] {"    " + p.lines(), p.label(), what});
         }
         printAligned(rows, out);

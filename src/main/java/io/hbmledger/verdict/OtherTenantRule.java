@@ -30,8 +30,10 @@ final class OtherTenantRule {
             for (DeviceFacts.ProcessFacts p : others) {
                 Figure f = p.bytes().named("process_" + p.pid());
                 figures.add(f);
-                names.append(names.length() == 0 ? "" : ", ").append("pid ").append(p.pid()).append(' ')
-                        .append(p.name()).append(f.known() ? " (" + gib(f) + ")" : " (amount unknown)");
+                // npu-smi leaves the name blank for some processes (vllm-ascend #312's pid 641248): no "null"
+                names.append(names.length() == 0 ? "" : ", ").append("pid ").append(p.pid())
+                        .append(p.name() == null || p.name().isBlank() ? " without a name" : " " + p.name())
+                        .append(f.known() ? " (" + gib(f) + ")" : " (amount unknown)");
                 if (f.known()) {
                     sum += f.bytes();
                 } else {

@@ -52,4 +52,26 @@ class EvidenceHeaderlessSmiTest {
         });
         assertThat(headed).allSatisfy(o -> assertThat(o.has("confidence")).isFalse());
     }
+
+    /**
+     * NPU 0's pair and its process row copied out of the 264 table (lines 8-9 and 59), no header:
+     * the ledger's other_processes and outside_processes are built on inferred rows and say so.
+     */
+    @Test
+    void headerlessProcessRowsGiveInferredProcessLines() throws Exception {
+        List<String> lines = Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-264_910B2C_16npu_with_processes.txt"),
+                StandardCharsets.UTF_8);
+        Path rows = tmp.resolve("rows.txt");
+        Files.write(rows, List.of(lines.get(7), lines.get(8), lines.get(58)), StandardCharsets.UTF_8);
+        CliRun r = CliRun.of("analyze", "--no-write", "--format", "json", rows.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.err()).contains("line 3: process rows without npu-smi's header (line 3)");
+        JsonNode device = new ObjectMapper().readTree(r.out()).get("devices").get(0);
+        JsonNode other = AnalyzeFindingsTest.entry(device, "other_processes");
+        // "| 0  0 | 418635 | vllm | 56057 |": 56057 x 1048576 = 58,780,024,832 B
+        assertThat(other.get("bytes").asLong()).isEqualTo(58_780_024_832L);
+        assertThat(other.get("confidence").asText()).isEqualTo("inferred");
+        // used 59356 MiB - 56057 MiB = 3299 MiB = 3,459,252,224 B held outside any process
+        assertThat(AnalyzeFindingsTest.entry(device, "outside_processes").get("bytes").asLong()).isEqualTo(3_459_252_224L);
+    }
 }

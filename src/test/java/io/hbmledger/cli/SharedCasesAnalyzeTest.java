@@ -95,6 +95,67 @@ class SharedCasesAnalyzeTest {
         assertThat(shares.get("figures").toString()).doesNotContain("utilization_5");
     }
 
+    private static CliRun analyzeFolder(String caseName) throws Exception {
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", Cases.file(caseName, "case.md").getParent().toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        return run;
+    }
+
+    /**
+     * A whole case folder: case.md, the worked answer, is a write-up about the other files and not
+     * read (said on stderr and in the notes); the answer comes from the user's files alone, with
+     * the figures the per-file tests above work out.
+     */
+    @Test
+    void wholeCaseFoldersLeaveTheWorkedAnswerOut() throws Exception {
+        CliRun rtx = analyzeFolder("vllm-13882-rtx4060-8gb-negative-kv");
+        assertThat(rtx.err()).contains("skipped ").contains("case.md: a write-up about the folder's other files");
+        JsonNode r = new ObjectMapper().readTree(rtx.out());
+        assertThat(r.get("notes").toString()).contains("case.md: a write-up").contains("names startup.log")
+                // before: case.md's quoted "-1.05GiB" (its line 7) made it a second vLLM log, a second server
+                .doesNotContain("2 vLLM logs");
+        assertThat(r.toString()).doesNotContain("case.md:7");
+        JsonNode kv = findings(r, "kv_negative").get(0);
+        assertThat(gib(kv, "budget")).isCloseTo(5.60, within(0.005));            // 8.00 x 0.70
+        assertThat(gib(kv, "kv_cache")).isCloseTo(-1.05, within(0.005));
+        assertThat(figure(kv, "kv_cache").get("sources").toString()).contains("startup.log\",\"line\":4");
+
+        JsonNode tei = new ObjectMapper().readTree(analyzeFolder("ascend-8809-910b4-32gb-vllm-plus-embedding-service").out());
+        assertThat(tei.get("notes").toString()).contains("case.md: a write-up");
+        // NPU 0: 32768 - 28220 = 4548 MiB; NPU 1: 32768 - 28045 = 4723 MiB, from npu-smi.txt alone
+        assertThat(findings(tei, "headroom")).extracting(f -> figure(f, "free").get("bytes").asLong())
+                .containsExactly(4548 * MIB, 4723 * MIB);
+
+        // the pasted issue text beside it is still evidence: its 0.2, 0.45, 0.70, 0.9 make the 2.25
+        JsonNode four = new ObjectMapper().readTree(analyzeFolder("ascend-8621-four-instances-one-910b2").out());
+        assertThat(four.get("notes").toString()).contains("case.md: a write-up").doesNotContain("description-excerpt.md: a write-up");
+        JsonNode shares = findings(four, "over_subscribed").get(0);
+        assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25);
+        assertThat(figure(shares, "utilization_1").get("sources").toString()).contains("description-excerpt.md\",\"line\":1");
+        assertThat(gib(findings(four, "start_refused").get(0), "shortfall")).isCloseTo(27.68, within(0.005)); // 54.86 - 27.18
+    }
+
+    /**
+     * 8621 with the user's shares written as percentages (the description's 0.2, 0.45, 0.70, 0.9
+     * rewritten in place as 20%, 45%, 70%, 90%; the log and table as they are): the same
+     * over-subscription, 2.25 of the total.
+     */
+    @Test
+    void fourInstancesWithTheirSharesInPercent(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        String c = "ascend-8621-four-instances-one-910b2";
+        String prose = java.nio.file.Files.readString(Cases.file(c, "description-excerpt.md"))
+                .replace("0.2启动", "20%启动").replace("0.45后", "45%后").replace("0.70后", "70%后").replace("0.9后", "90%后");
+        assertThat(prose).contains("20%", "45%", "70%", "90%").doesNotContain("0.45");
+        java.nio.file.Path description = java.nio.file.Files.writeString(tmp.resolve("description.md"), prose);
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", description.toString(),
+                Cases.file(c, "engine-error-4th-instance.log").toString(), Cases.file(c, "npu-smi.txt").toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode shares = findings(new ObjectMapper().readTree(run.out()), "over_subscribed").get(0);
+        assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25); // 0.2+0.45+0.70+0.9
+        assertThat(figure(shares, "utilization_1").get("sources").get(0).get("text").asText()).isEqualTo("20%");
+        assertThat(gib(shares, "asked_together")).isCloseTo(137.16, within(0.01)); // 2.25 x 60.96
+    }
+
     @Test
     void a910b4SharedWithAnEmbeddingService() throws Exception {
         String c = "ascend-8809-910b4-32gb-vllm-plus-embedding-service";

@@ -58,11 +58,20 @@ final class NpuSmiDeviceRows {
         return List.of(HBM_HEADER_1, SmiLines.tokens(secondRow.cells().get(0)).size() == 2 ? HBM_HEADER_2_PHY : HBM_HEADER_2);
     }
 
-    /** True when cleaned lines hold a device row pair without a header (either pair count). */
+    /**
+     * True when cleaned lines hold a device row pair without a header (either pair count), blank
+     * lines between its two rows allowed (a markdown paste).
+     */
     static boolean hasPair(List<String> cleaned) {
         for (int i = 0; i + 1 < cleaned.size(); i++) {
-            if (SmiLines.isRow(cleaned.get(i)) && SmiLines.isRow(cleaned.get(i + 1))
-                    && isFirstRow(SmiLines.row(cleaned.get(i))) && chipRowPairs(SmiLines.row(cleaned.get(i + 1))) >= 1) {
+            if (!SmiLines.isRow(cleaned.get(i)) || !isFirstRow(SmiLines.row(cleaned.get(i)))) {
+                continue;
+            }
+            int j = i + 1;
+            while (j < cleaned.size() && cleaned.get(j).isEmpty()) {
+                j++;
+            }
+            if (j < cleaned.size() && SmiLines.isRow(cleaned.get(j)) && chipRowPairs(SmiLines.row(cleaned.get(j))) >= 1) {
                 return true;
             }
         }
@@ -70,17 +79,26 @@ final class NpuSmiDeviceRows {
     }
 
     /**
+     * The process table header npu-smi info prints ({@code npu_info_print.c}; every version in the
+     * corpus, 23.0 to 25.5, 910B to Atlas A3), to stand in for it above process rows pasted alone.
+     */
+    static final Row PROCESS_HEADER = SmiLines.row("| NPU Chip | Process id | Process name | Process memory(MB) |");
+
+    /**
      * True for a row of npu-smi info's process table: {@code | <npu id> <chip id> | <pid> |
-     * <process name> | <memory MB> |}. Without its header it is not read (which column is which is
-     * not certain), but it is told from prose so that the user hears why.
+     * <process name> | <memory MB> |}. The shape leaves one reading: exactly four cells, two ids,
+     * a pid, a name that is not a number and one whole number, so without its header it is read
+     * in that layout ({@link #PROCESS_HEADER}), as inferred. A row with another cell count (a
+     * driver that adds a column) is not guessed at.
      */
     static boolean isProcessRow(Row row) {
-        if (row.cells().size() != 4) {
+        if (row.cells().size() != 4 || !row.closed()) {
             return false;
         }
         List<String> id = SmiLines.tokens(row.cells().get(0));
+        String name = row.cells().get(2).strip();
         return id.size() == 2 && id.stream().allMatch(t -> INT.matcher(t).matches())
-                && INT.matcher(row.cells().get(1).strip()).matches() && !row.cells().get(2).isBlank()
+                && INT.matcher(row.cells().get(1).strip()).matches() && !name.isEmpty() && !INT.matcher(name).matches()
                 && INT.matcher(row.cells().get(3).strip()).matches();
     }
 

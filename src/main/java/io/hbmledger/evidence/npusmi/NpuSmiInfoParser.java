@@ -73,6 +73,11 @@ public final class NpuSmiInfoParser {
     private Mode lastBody = Mode.NONE;
     private Row pendingRow1;
     private int pendingLine;
+    /**
+     * Blank lines came after a chip's first row: its pair goes on when the next line is the chip's
+     * second row (ids, then a bus id), else the table ended there.
+     */
+    private boolean gapInPair;
     private boolean warnedHeaderless;
     /** A first row of a device pair seen without a header, until the next row says whether its pair follows. */
     private Row headerlessRow1;
@@ -88,6 +93,8 @@ public final class NpuSmiInfoParser {
     private int onePairFirstLine;
     private String onePairChip;
     private int onePairCount;
+    /** The lines of process rows read without their header ({@link NpuSmiDeviceRows#PROCESS_HEADER} standing in). */
+    private final List<String> inferredProcRows = new ArrayList<>();
 
     private NpuSmiInfoParser() {
     }
@@ -124,11 +131,24 @@ public final class NpuSmiInfoParser {
         }
         p.endOfTable();
         p.endInferred();
+        p.endInferredProcesses();
         p.endOnePair();
         return p;
     }
 
     private void accept(int line, String s) {
+        if (s.isEmpty() && halfPair()) {
+            // markdown puts blank lines (or blank "> " quote lines) into pasted tables; whether the
+            // pair is broken is told by the next line
+            gapInPair = true;
+            return;
+        }
+        if (gapInPair) {
+            gapInPair = false;
+            if (!(SmiLines.isRow(s) && NpuSmiDeviceRows.chipRowPairs(SmiLines.row(s)) >= 0)) {
+                endOfTable();
+            }
+        }
         if (s.isEmpty() || !(s.startsWith("|") || s.startsWith("+"))) {
             if (mode != Mode.NONE || headerlessRow1 != null) {
                 endOfTable();
@@ -173,7 +193,7 @@ public final class NpuSmiInfoParser {
         switch (mode) {
             case CHIP_HEADER -> chipHeader.add(row);
             case CHIPS -> chipRow(line, row);
-            case PROCS, PROC_HEADER -> processRow(line, row);
+            case PROCS, PROC_HEADER -> processRow(line, row, procHeader, false);
             case NONE -> {
                 if (headerlessRow1 != null) {
                     headerlessPair(line, row, first);
@@ -182,6 +202,11 @@ public final class NpuSmiInfoParser {
                 }
             }
         }
+    }
+
+    /** True between the first and second row of a chip's pair, under a header or without one. */
+    private boolean halfPair() {
+        return mode == Mode.CHIPS && pendingRow1 != null || mode == Mode.NONE && headerlessRow1 != null;
     }
 
     private void separator(int line) {
@@ -235,7 +260,7 @@ public final class NpuSmiInfoParser {
         if (resumed == Mode.CHIPS) {
             chipRow(line, row);
         } else {
-            processRow(line, row);
+            processRow(line, row, procHeader, false);
         }
         return true;
     }
@@ -253,11 +278,10 @@ public final class NpuSmiInfoParser {
         if (NpuSmiDeviceRows.isFirstRow(row)) {
             headerlessRow1 = row;
             headerlessLine = line;
-        } else if (!warnedHeaderless && NpuSmiDeviceRows.isProcessRow(row)) {
-            warnedHeaderless = true;
-            warnings.add("line " + line + ": npu-smi process rows without their 'NPU  Chip | Process id | Process name"
-                    + " | Process memory(MB)' header; not read, as which column is which cannot be checked"
-                    + " (paste the process table with its header)");
+        } else if (NpuSmiDeviceRows.isProcessRow(row)) {
+            // mode stays NONE: each further row must show this shape again to be read so
+            inferredProcRows.add(String.valueOf(line));
+            processRow(line, row, NpuSmiDeviceRows.PROCESS_HEADER, true);
         } else {
             headerless(line, first);
         }
@@ -315,6 +339,17 @@ public final class NpuSmiInfoParser {
                     + " (paste the table with its header)");
         }
         onePairRows.clear();
+    }
+
+    /** One warning names the process rows read in npu-smi's process table layout, without their header. */
+    private void endInferredProcesses() {
+        if (!inferredProcRows.isEmpty()) {
+            warnings.add("line " + inferredProcRows.get(0) + ": process rows without npu-smi's header (line"
+                    + (inferredProcRows.size() > 1 ? "s " : " ") + String.join(", ", inferredProcRows)
+                    + "): read in the layout npu-smi info prints, 'NPU Chip | Process id | Process name | Process memory(MB)'"
+                    + " (MB = MiB); their values are inferred");
+        }
+        inferredProcRows.clear();
     }
 
     /** Ends reading with the stood-in header; one warning names the rows read that way. */
@@ -550,7 +585,11 @@ public final class NpuSmiInfoParser {
         return List.copyOf(chipsByNpu.getOrDefault(npu, java.util.Set.of()));
     }
 
-    private void processRow(int line, Row row) {
+    /**
+     * One row of a process table under {@code header}: the table's own, or npu-smi's layout standing
+     * in for a header that was not pasted ({@code inferred}: the observation is marked so).
+     */
+    private void processRow(int line, Row row, Row header, boolean inferred) {
         String whole = String.join(" ", row.cells()).strip();
         Matcher none = NO_PROCESS.matcher(whole);
         if (none.find()) {
@@ -560,6 +599,7 @@ public final class NpuSmiInfoParser {
         if (mode == Mode.PROC_HEADER) {
             return; // a second header line, if a driver ever prints one
         }
+        Row procHeader = header;
         int pidCell = -1;
         int nameCell = -1;
         int memCell = -1;
@@ -601,7 +641,7 @@ public final class NpuSmiInfoParser {
             return;
         }
         Integer deviceId = deviceIds.get(device);
-        Context.Builder at = Context.builder().device(device).deviceId(deviceId);
+        Context.Builder at = Context.builder().device(device).deviceId(deviceId).inferred(inferred);
         Long pid = pidText != null && PID.matcher(pidText).matches() ? Long.valueOf(pidText) : null;
         String name = nameCell >= 0 ? row.cell(nameCell) : null;
         int npu = Integer.parseInt(ids.get(0));

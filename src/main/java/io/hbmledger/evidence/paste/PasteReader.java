@@ -39,6 +39,9 @@ public final class PasteReader implements EvidenceReader {
 
     public static final EvidenceFormat FORMAT = EvidenceFormat.PASTED_TEXT;
 
+    /** The label of a start command written as inline code in prose ({@link InlineCommands}). */
+    static final String INLINE = "inline code in prose";
+
     private static final Pattern FENCE = Pattern.compile("(?m)^\\s{0,3}(?:> ?)*(?:```|~~~)");
     /** Prose about this tool's subject: enough to take a paste without output as one, and say so. */
     private static final Pattern SUBJECT = Pattern.compile(
@@ -100,17 +103,32 @@ public final class PasteReader implements EvidenceReader {
     public EvidenceFile read(String text, String displayPath) throws EvidenceException {
         List<String> lines = TextLines.split(text.startsWith("\uFEFF") ? text.substring(1) : text);
         List<EvidencePart> parts = new ArrayList<>();
+        PasteSegment proseAbove = null;
         for (PasteSegment s : PasteSegmenter.split(lines)) {
             if (s.kind() == PasteLine.PROSE) {
-                List<Observation> stated = UtilizationStatement.read(lines, s.first(), s.last());
+                proseAbove = s;
+                List<InlineCommands.Command> commands = InlineCommands.find(lines, s.first(), s.last());
+                // a setting inside a command is the command's, read with it below, not a statement of another instance's share
+                List<Observation> stated = UtilizationStatement.read(lines, s.first(), s.last()).stream()
+                        .filter(o -> commands.stream().noneMatch(c -> o.line() >= c.first() && o.line() <= c.last()))
+                        .toList();
                 parts.add(stated.isEmpty()
                         ? new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of())
                         : new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
+                for (InlineCommands.Command c : commands) {
+                    asLog("\n".repeat(c.first() - 1) + String.join("\n", c.texts()) + "\n", displayPath)
+                            .map(f -> new EvidencePart(c.first(), c.last(), f.format(), INLINE, f.observations(), f.warnings()))
+                            .ifPresent(parts::add);
+                }
                 continue;
             }
             Optional<EvidencePart> whole = dispatch(lines, s, displayPath);
+            PasteSegment said = proseAbove;
+            proseAbove = null;
             if (whole.isPresent()) {
-                parts.add(whole.get());
+                parts.add(whole.get().format().isDeviceSample() && said != null
+                        ? whole.get().withIdle(IdlePhrases.of(lines, said.first(), said.last()).orElse(null))
+                        : whole.get());
                 continue;
             }
             List<PasteSegment> runs = s.kind() == PasteLine.FENCE ? PasteSegmenter.runsWithin(lines, s) : List.of();
@@ -165,11 +183,14 @@ public final class PasteReader implements EvidenceReader {
         }
         boolean log = s.kind() == PasteLine.LOG
                 || s.kind() == PasteLine.FENCE && block.stream().anyMatch(l -> PasteLine.of(l) == PasteLine.LOG);
-        if (log) {
-            for (EvidenceReader r : inner) {
-                if (r instanceof VllmLogReader) {
-                    return r.readText(placed, displayPath, VllmLogReader.FORMAT).map(f -> part(s, f));
-                }
+        return log ? asLog(placed, displayPath).map(f -> part(s, f)) : Optional.empty();
+    }
+
+    /** Text placed at its lines, read by the vLLM log reader among the inner readers. */
+    private Optional<EvidenceFile> asLog(String placed, String displayPath) throws EvidenceException {
+        for (EvidenceReader r : inner) {
+            if (r instanceof VllmLogReader) {
+                return r.readText(placed, displayPath, VllmLogReader.FORMAT);
             }
         }
         return Optional.empty();

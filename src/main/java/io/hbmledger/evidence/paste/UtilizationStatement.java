@@ -16,7 +16,10 @@ import java.util.regex.Pattern;
  * sampling temperature is not taken for a co-tenant; only ratios in (0, 1] after the setting's
  * name and before another setting's name (temperature, top_p ...) are read, and not the operands
  * of arithmetic (a worked answer's "0.2 + 0.45 + 0.70 + 0.9 = 2.25"); each is its own
- * observation, in the order written, with {@code component} = {@value #STATED}.
+ * observation, in the order written, with {@code component} = {@value #STATED}. A share may be a
+ * percentage ("设置为45%", value 0.45, text "45%"), after the setting's name or, on a line about
+ * instances that does not name it, when it is a share of the memory ("each with 50% of the memory",
+ * "30%的显存") and not a reading of its use ("90%的显存被占用").
  */
 final class UtilizationStatement {
 
@@ -29,7 +32,18 @@ final class UtilizationStatement {
     private static final Pattern OTHER_SETTING = Pattern.compile(
             "temperature|top[-_ ]?[pk]|penalty|max[-_ ]?(?:model[-_ ]?len|num[-_ ]?seqs|tokens)|version|v\\d",
             Pattern.CASE_INSENSITIVE);
-    private static final Pattern RATIO = Pattern.compile("(?<![\\w.\\-])(0?\\.\\d{1,4}|1\\.0{1,4})(?![\\w.%])");
+    /** A ratio ("0.45", ".9", "1.0") or a percentage ("45%", "45 %", "100%"): group 1 or group 2. */
+    private static final Pattern RATIO = Pattern.compile(
+            "(?<![\\w.\\-])(?:(0?\\.\\d{1,4}|1\\.0{1,4})(?![\\w.%])|(\\d{1,2}(?:\\.\\d{1,2})?|100)\\s?[%％])");
+    /**
+     * A share of the device's memory written as a percentage without the setting's name ("each
+     * with 50% of the memory", "30%的显存", "显存的30%"): group 1 or 2. Not one followed by a word
+     * of use ("95% of the memory is used", "90%的显存被占用"): that is a reading, not a share.
+     */
+    private static final Pattern MEMORY_PERCENT = Pattern.compile(
+            "(?i)(?<![\\w.])(\\d{1,2}(?:\\.\\d{1,2})?|100)\\s?[%％]\\s*(?:of\\s+(?:the\\s+|its\\s+)?(?:(?:gpu|npu|card|device|hbm|total)'?s?\\s+)?(?:memory|vram|hbm)\\b|的?(?:显存|内存))"
+                    + "(?!\\s*(?:is\\s+|was\\s+|are\\s+)?(?:used|occupied|full|taken|in\\s+use|被|已|占用|使用))"
+                    + "|(?:显存|内存)的\\s*(\\d{1,2}(?:\\.\\d{1,2})?|100)\\s?[%％]");
     /**
      * A ratio that is an operand of arithmetic someone worked out ("0.2 + 0.45 + 0.70 + 0.9 = 2.25
      * x 60.96", "4 x 0.22 = 0.88", "sum to <= ~0.95"), not a setting: after a number and an
@@ -37,7 +51,7 @@ final class UtilizationStatement {
      * is a setting: its "=" follows a name, not a number.
      */
     private static final Pattern OPERAND_BEFORE = Pattern.compile(
-            "(?:[\\d)*]\\s*(?:[+*/=×]|x|-\\s)|<=?|>=?|≤|≥)\\s*~?\\s*$");
+            "(?:[\\d)*%]\\s*(?:[+*/=×]|x|-\\s)|<=?|>=?|≤|≥)\\s*~?\\s*$");
     private static final Pattern OPERAND_AFTER = Pattern.compile("^\\s*(?:[+*/=×]|x(?=\\s*\\d))");
 
     private UtilizationStatement() {
@@ -48,7 +62,20 @@ final class UtilizationStatement {
         for (int i = first; i <= last; i++) {
             String line = lines.get(i - 1);
             Matcher name = NAMES.matcher(line);
-            if (!name.find() || !INSTANCES.matcher(line).find()) {
+            if (!INSTANCES.matcher(line).find()) {
+                continue;
+            }
+            if (!name.find()) {
+                Matcher p = MEMORY_PERCENT.matcher(line);
+                while (p.find()) {
+                    int g = p.group(1) != null ? 1 : 2;
+                    // the text as written: the number through its percent sign ("50%", "50 %", "50％")
+                    int sign = p.end(g);
+                    while (line.charAt(sign) != '%' && line.charAt(sign) != '％') {
+                        sign++;
+                    }
+                    add(out, Double.parseDouble(p.group(g)) / 100, i, line.substring(p.start(g), sign + 1));
+                }
                 continue;
             }
             String after = line.substring(name.start());
@@ -56,15 +83,34 @@ final class UtilizationStatement {
             int end = other.find() ? other.start() : after.length();
             Matcher m = RATIO.matcher(after).region(0, end);
             while (m.find()) {
-                double v = Double.parseDouble(m.group(1));
+                boolean percent = m.group(1) == null;
+                double v = percent ? Double.parseDouble(m.group(2)) / 100 : Double.parseDouble(m.group(1));
                 boolean operand = OPERAND_BEFORE.matcher(after.substring(0, m.start())).find()
                         || OPERAND_AFTER.matcher(after.substring(m.end())).find();
-                if (v > 0 && v <= 1 && !operand) {
-                    out.add(Observation.value(Quantity.MEMORY_UTILIZATION, v, i, m.group(1))
-                            .in(Context.builder().component(STATED).build()));
+                if (!operand && !(percent && reading(after, m.start(), m.end()))) {
+                    add(out, v, i, percent ? m.group().strip() : m.group(1));
                 }
             }
         }
         return out;
+    }
+
+    /** Words around a percentage that make it a reading of use ("usage at 98%", "95% used", "占用95%"), not a share. */
+    private static final Pattern READING_BEFORE = Pattern.compile(
+            "(?i)(?:usage|used|occupied|occupancy|shows?|showing|reach(?:es|ed)?|AICore|占用(?:了|率)?|使用率|达到|到了)[^,;，。；]{0,6}$");
+    private static final Pattern READING_AFTER = Pattern.compile(
+            "(?i)^\\s*(?:of\\s+\\S+\\s+)?(?:is\\s+|was\\s+|are\\s+)?(?:used|occupied|full|taken|in\\s+use|busy|被|已|占用|使用)");
+
+    private static boolean reading(String text, int start, int end) {
+        return READING_BEFORE.matcher(text.substring(Math.max(0, start - 24), start)).find()
+                || READING_AFTER.matcher(text.substring(end)).find();
+    }
+
+    /** A share in (0, 1], kept with its text as written ("0.45", "45%"). */
+    private static void add(List<Observation> out, double v, int line, String text) {
+        if (v > 0 && v <= 1) {
+            out.add(Observation.value(Quantity.MEMORY_UTILIZATION, v, line, text)
+                    .in(Context.builder().component(STATED).build()));
+        }
     }
 }

@@ -127,14 +127,18 @@ public final class ProcessTableRule implements DeviceRule {
     /**
      * Rows of one npu-smi sample's process table, added up, are still that sample's reading
      * (measured; several rows show their sum). Only lines that bring in another source or a
-     * rate, like outside_processes (used - listed rows), are inferred.
+     * rate, like outside_processes (used - listed rows), are inferred, and so are rows pasted
+     * without their header, whose columns come from npu-smi's layout ({@link SmiReading}).
      */
     private static Confidence confidence(List<TaggedObservation> l) {
-        return Confidence.MEASURED;
+        return l.stream().anyMatch(SmiReading::isInferred) ? Confidence.INFERRED : Confidence.MEASURED;
     }
 
     private static String arithmetic(List<TaggedObservation> l) {
-        if (l.size() <= 1) {
+        if (l.size() == 1) {
+            return SmiReading.arithmetic(l.get(0));
+        }
+        if (l.isEmpty()) {
             return null;
         }
         StringBuilder b = new StringBuilder();

@@ -89,43 +89,79 @@ class NpuSmiHeaderlessRowsTest {
     @Test
     void aLoneRowLikeLineIsNoObservation() {
         String row1 = "| 0     910B3               | OK            | 98.4        50                0    / 0             |";
-        // a first row with no second, and a first row followed by a process-table-like row (no bus id)
-        for (String text : List.of(row1 + "\n", row1 + "\n| 0 0 | 12345 | python | 3011 |\n")) {
-            SmiParse p = NpuSmiInfoParser.parse(text);
-            assertThat(p.observations()).as(text).isEmpty();
-            assertThat(p.warnings()).as(text).singleElement().asString().startsWith("line 1: npu-smi table rows without their");
-            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-            assertThat(new NpuSmiReader().detect(new FileHead("x.txt", bytes, bytes.length))).as(text).isEmpty();
-        }
-    }
-
-    @Test
-    void processRowsAfterHeaderlessPairsAreNotReadInTheChipLayout() throws IOException {
-        // 264 lines 8-9 (NPU 0's pair), then its process rows 59 and 61 without the process table header
-        String text = String.join("\n", excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 8, 9)) + "\n"
-                + String.join("\n", excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 61)) + "\n";
-        SmiParse p = NpuSmiInfoParser.parse(text);
-        assertThat(p.observations()).extracting(o -> o.quantity().contractName()).containsExactly("hbm_used", "hbm_total");
-        assertThat(p.warnings()).hasSize(2)
-                .anyMatch(w -> w.startsWith("line 3: npu-smi process rows without their 'NPU  Chip | Process id"))
-                .anyMatch(w -> w.startsWith("line 1: rows without npu-smi's header (lines 1-2)"));
+        // a first row with no second: no device value
+        SmiParse p = NpuSmiInfoParser.parse(row1 + "\n");
+        assertThat(p.observations()).isEmpty();
+        assertThat(p.warnings()).singleElement().asString().startsWith("line 1: npu-smi table rows without their");
+        byte[] bytes = (row1 + "\n").getBytes(StandardCharsets.UTF_8);
+        assertThat(new NpuSmiReader().detect(new FileHead("x.txt", bytes, bytes.length))).isEmpty();
+        // followed by a process row (no bus id): the first row is still no chip's, the second is a process row
+        SmiParse q = NpuSmiInfoParser.parse(row1 + "\n| 0 0 | 12345 | python | 3011 |\n");
+        assertThat(q.observations()).singleElement().satisfies(o -> {
+            assertThat(o.quantity().contractName()).isEqualTo("process_memory");
+            assertThat(o.bytes()).isEqualTo(3011 * MIB);
+            assertThat(o.context().inferred()).isTrue();
+        });
+        assertThat(q.warnings()).hasSize(2).anyMatch(w -> w.startsWith("line 1: npu-smi table rows without their"));
     }
 
     /**
-     * Only the process section pasted, without its header (264's lines 59 and 61): nothing is read,
-     * and the reader takes the rows, so the warning says they are process rows without a header
-     * instead of "no machine output ... only prose".
+     * Process rows after headerless device pairs (264's lines 8-9, then its process rows 59 and
+     * 61): each layout is checked on its own rows, so the chip layout reads the pair and the
+     * process rows are read in the process table's layout, not the chip's.
      */
     @Test
-    void processRowsAloneAreTakenAndNamedNotCalledProse() throws IOException {
+    void processRowsAfterHeaderlessPairsAreReadInTheProcessLayout() throws IOException {
+        String text = String.join("\n", excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 8, 9)) + "\n"
+                + String.join("\n", excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 61)) + "\n";
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        assertThat(p.observations()).extracting(o -> o.quantity().contractName())
+                .containsExactly("hbm_used", "hbm_total", "process_memory", "process_memory");
+        // 264 line 59, pasted line 3: "| 0       0                 | 418635        | vllm                     | 56057                   |"
+        Observation vllm = one(p, "process_memory", "npu:0/chip:0");
+        assertThat(vllm.line()).isEqualTo(3);
+        assertThat(vllm.bytes()).isEqualTo(56057 * MIB); // 58,780,024,832 B
+        assertThat(vllm.context().pid()).isEqualTo(418635L);
+        assertThat(vllm.context().processName()).isEqualTo("vllm");
+        assertThat(vllm.context().inferred()).isTrue();
+        // 264 line 61, pasted line 5: NPU 1, pid 418709 rayNPURayWork, 56063 MiB
+        Observation ray = one(p, "process_memory", "npu:1/chip:0");
+        assertThat(ray.bytes()).isEqualTo(56063 * MIB);
+        assertThat(ray.context().pid()).isEqualTo(418709L);
+        assertThat(p.warnings()).containsExactlyInAnyOrder(
+                "line 1: rows without npu-smi's header (lines 1-2): read in the layout npu-smi info prints for 910B2C,"
+                        + " HBM-Usage(MB) as the last a / b pair of the chip row (MB = MiB); their values are inferred",
+                "line 3: process rows without npu-smi's header (lines 3, 5): read in the layout npu-smi info prints,"
+                        + " 'NPU Chip | Process id | Process name | Process memory(MB)' (MB = MiB); their values are inferred");
+    }
+
+    /**
+     * Only the process section pasted, without its header (264's lines 59-61, between two lines of
+     * prose): the reader takes the rows and reads them in npu-smi's process table layout, inferred.
+     */
+    @Test
+    void processRowsAloneAreReadAsInferred() throws IOException {
         List<String> rows = excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 61);
         String text = "进程信息如下：\n\n" + String.join("\n", rows) + "\n\n谢谢\n";
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         assertThat(new NpuSmiReader().detect(new FileHead("x.md", bytes, bytes.length))).contains(EvidenceFormat.NPU_SMI_INFO);
         SmiParse p = NpuSmiInfoParser.parse(text);
-        assertThat(p.observations()).isEmpty();
+        assertThat(p.observations()).extracting(Observation::line, Observation::bytes, o -> o.context().pid())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(3, 56057 * MIB, 418635L),
+                        org.assertj.core.groups.Tuple.tuple(5, 56063 * MIB, 418709L));
+        assertThat(p.observations()).allMatch(o -> o.context().inferred());
         assertThat(p.warnings()).singleElement().asString()
-                .startsWith("line 3: npu-smi process rows without their 'NPU  Chip | Process id | Process name");
+                .startsWith("line 3: process rows without npu-smi's header (lines 3, 5)");
+    }
+
+    /** A row of another cell count (a driver that adds a column) is not guessed at. */
+    @Test
+    void aProcessRowOfAnotherShapeIsNotRead() throws IOException {
+        // 264 line 59 with a fifth cell added
+        String row = excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 59).get(0) + " 0 |";
+        SmiParse p = NpuSmiInfoParser.parse(row + "\n" + row + "\n");
+        assertThat(p.observations()).isEmpty();
+        assertThat(p.warnings()).singleElement().asString().startsWith("line 1: npu-smi table rows without their");
     }
 
     @Test

@@ -43,4 +43,35 @@ class UtilizationStatementTest {
         assertThat(read("started one after another with `--gpu-memory-utilization` 0.2, 0.45, 0.70 and 0.9 (four containers)"))
                 .containsExactly(0.2, 0.45, 0.70, 0.9);
     }
+
+    private static List<String> texts(String line) {
+        return UtilizationStatement.read(List.of(line), 1, 1).stream().map(Observation::text).toList();
+    }
+
+    @Test
+    void sharesWrittenAsPercentages() {
+        // 8621's sentence (description-excerpt.md) with each ratio written as a percentage: 0.2 -> 20%, ...
+        String line = "Qwen3-0.6B模型，在容器中启动vLLM时，分批分档设置--gpu-memory-utilization后启动vLLM：第一个实例设置为20%启动，"
+                + "第二个设置为45%后启动，第三个设置为70%后启动， 第四个设置为90%后启动。";
+        assertThat(read(line)).containsExactly(0.2, 0.45, 0.70, 0.9);
+        assertThat(texts(line)).containsExactly("20%", "45%", "70%", "90%");
+        // without the setting's name, a share of the memory (vllm #2193: two models on one GPU, "each with 50% of memory")
+        assertThat(read("If two instances run on the same GPU, each with 50% of memory, one cannot use more")).containsExactly(0.5);
+        assertThat(texts("two services on one card: the first takes 30%的显存, the second 显存的60%")).containsExactly("30%", "60%");
+    }
+
+    @Test
+    void percentagesThatAreReadingsOrNotMemoryAreNotShares() {
+        // a reading of use, not a share
+        assertThat(read("after the second instance started, 95% of the memory is used")).isEmpty();
+        assertThat(read("第二个实例启动后，90%的显存被占用")).isEmpty();
+        // a percentage of something else, on a line about instances without the setting
+        assertThat(read("the second instance is 30% slower and AICore sits at 100%")).isEmpty();
+        // after the setting's name, a reading of use beside the share
+        assertThat(read("two instances with --gpu-memory-utilization 50% each, and npu-smi shows HBM usage at 98%"))
+                .containsExactly(0.5);
+        assertThat(read("两个实例 gpu-memory-utilization 都是 40%，显存占用了95%")).containsExactly(0.4);
+        // a percentage operand of worked arithmetic after the setting's name
+        assertThat(read("two instances with gpu_memory_utilization: 45% + 60% = 105% of the total")).isEmpty();
+    }
 }

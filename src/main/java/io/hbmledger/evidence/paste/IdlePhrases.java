@@ -1,0 +1,87 @@
+package io.hbmledger.evidence.paste;
+
+import io.hbmledger.evidence.StatedIdle;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What the prose just above a pasted device table says about when it was taken: "Before starting
+ * vLLM, npu-smi shows:", "the cards are idle", "启动前", "空闲". Such a table shows the devices
+ * before the server held anything, an idle baseline, and is not to be compared with the server's
+ * budget. The phrase nearest the table wins, so "before starting it the card had 3 GB; after
+ * starting it npu-smi shows:" is a table taken after the start (no statement). Pure: lines in,
+ * statement out.
+ */
+public final class IdlePhrases {
+
+    /** Phrases saying the devices were idle or the server not started yet. */
+    private static final Pattern BEFORE = Pattern.compile(
+            "(?i)\\bbefore\\s+(?:i\\s+|we\\s+)?(?:start|starting|launch|launching|run|running|load|loading|deploy|deploying)\\b"
+                    + "|\\bbefore\\s+(?:the\\s+)?(?:vllm|server|service|model|engine)\\b"
+                    + "|\\b(?:is|are|was|were|sits?|stay(?:s|ed)?)\\s+idle\\b|\\bidle\\s+(?:state|cards?|npus?|devices?|gpus?)\\b"
+                    + "|\\bno\\s+(?:process(?:es)?|service|server|model)\\s+(?:is\\s+|was\\s+)?(?:running|started|loaded)\\b"
+                    + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?前|(?:未|没有|还没|尚未)(?:启动|拉起|部署|运行)|空闲");
+    /** Phrases saying the server was started or running: a table after them is not idle. */
+    private static final Pattern AFTER = Pattern.compile(
+            "(?i)\\bafter\\s+(?:i\\s+|we\\s+)?(?:start|starting|launch|launching|run|running|load|loading|deploy|deploying)\\b"
+                    + "|\\bafter\\s+(?:the\\s+)?(?:vllm|server|service|model|engine)\\b"
+                    + "|\\bonce\\s+(?:vllm|the\\s+server|the\\s+service|the\\s+model|it)\\s+(?:is|was)\\s+(?:up|running|started|loaded)\\b"
+                    + "|\\b(?:vllm|the\\s+server|the\\s+service)\\s+(?:is|was)\\s+(?:up|running|started)\\b"
+                    + "|\\bwhile\\s+(?:vllm|the\\s+server|it)\\s+(?:is\\s+|was\\s+)?(?:running|serving)\\b"
+                    + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?后|运行中|运行时");
+
+    private IdlePhrases() {
+    }
+
+    /**
+     * The idle statement of lines {@code first..last} (1-based, inclusive: the prose right above a
+     * table), from the phrase nearest the table; empty when that phrase says the server was up, or
+     * none says when.
+     */
+    public static Optional<StatedIdle> of(List<String> lines, int first, int last) {
+        for (int n = last; n >= first; n--) {
+            String line = lines.get(n - 1);
+            int before = lastEnd(BEFORE, line);
+            int after = lastEnd(AFTER, line);
+            if (before >= 0 || after >= 0) {
+                return before > after ? lastMatch(BEFORE, line, n) : Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * For a file read whole as a device table ({@code npu-smi info} text with a sentence above it,
+     * no fence): the idle statement of the lines above its first table line ({@code |} or
+     * {@code +}, after any {@code >} quote marks), or empty.
+     */
+    public static Optional<StatedIdle> aboveFirstTable(List<String> lines) {
+        for (int i = 0; i < lines.size(); i++) {
+            String s = PasteLine.unquoted(lines.get(i)).strip();
+            if (s.startsWith("|") || s.startsWith("+")) {
+                return i == 0 ? Optional.empty() : of(lines, 1, i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<StatedIdle> lastMatch(Pattern p, String line, int n) {
+        Matcher m = p.matcher(line);
+        String found = null;
+        while (m.find()) {
+            found = m.group();
+        }
+        return Optional.ofNullable(found).map(f -> new StatedIdle(n, f));
+    }
+
+    private static int lastEnd(Pattern p, String line) {
+        Matcher m = p.matcher(line);
+        int end = -1;
+        while (m.find()) {
+            end = m.end();
+        }
+        return end;
+    }
+}

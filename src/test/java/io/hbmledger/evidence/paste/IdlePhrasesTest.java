@@ -1,0 +1,38 @@
+package io.hbmledger.evidence.paste;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hbmledger.evidence.StatedIdle;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What the prose above a pasted table says of when it was taken; the phrase nearest the table wins. */
+class IdlePhrasesTest {
+
+    private static Optional<StatedIdle> of(String... prose) {
+        return IdlePhrases.of(List.of(prose), 1, prose.length);
+    }
+
+    @Test
+    void beforeTheStartOrIdleIsAnIdleTable() {
+        assertThat(of("Before starting vLLM, npu-smi shows:")).contains(new StatedIdle(1, "Before starting"));
+        assertThat(of("All eight cards are idle here:")).contains(new StatedIdle(1, "are idle"));
+        // vllm-ascend issues in Chinese: "启动vllm之前 npu-smi 如下" / "空闲时"
+        assertThat(of("启动vllm之前，npu-smi info 如下：")).map(StatedIdle::phrase).contains("启动vllm之前");
+        assertThat(of("卡空闲时的显存：")).map(StatedIdle::phrase).contains("空闲");
+        // the phrase on the line nearest the table
+        assertThat(of("I tried many things.", "Before launching the server:")).map(StatedIdle::line).contains(2);
+    }
+
+    @Test
+    void aTableAfterTheStartIsNot() {
+        assertThat(of("After starting vLLM, npu-smi shows:")).isEmpty();
+        assertThat(of("Once vLLM is up, MIS-TEI cannot start. npu-smi:")).isEmpty();
+        assertThat(of("vllm启动后，npu-smi如下：")).isEmpty();
+        // both on one line: the later phrase, nearer the table, says when
+        assertThat(of("Before starting it the card had 3 GB; after starting it npu-smi shows:")).isEmpty();
+        assertThat(of("Before starting vLLM the cards were idle.", "After starting it:")).isEmpty();
+        assertThat(of("npu-smi:")).isEmpty();
+    }
+}
