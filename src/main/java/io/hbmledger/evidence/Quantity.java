@@ -64,6 +64,12 @@ public enum Quantity {
     NON_KV_CACHE_MEMORY("non_kv_cache_memory"),
     INITIAL_MEMORY_USAGE("initial_memory_usage"),
     MEMORY_USAGE_POST_PROFILE("memory_usage_post_profile"),
+    /**
+     * free device memory after vLLM's profile run, as its failed consistency check prints it
+     * ("Error in memory profiling. Initial free memory X, current free memory Y"): Y not below X
+     * means memory was released on the device while vLLM profiled
+     */
+    FREE_MEMORY_AFTER_PROFILE("free_memory_after_profile"),
     // NCCL_DEBUG=INFO lines printed into the vLLM log (readme-vllmlog.md, "NCCL")
     /** device memory NCCL says it allocated, one observation per allocation (NCCL_DEBUG_SUBSYS=ALLOC or P2P); device = cuda:N, the process-local index */
     NCCL_ALLOCATED("nccl_allocated"),

@@ -34,6 +34,7 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.MEMORY_UTILIZATION, Fact.UTILIZATION),
             Map.entry(Quantity.TOTAL_MEMORY, Fact.TOTAL_SEEN),
             Map.entry(Quantity.FREE_MEMORY_AT_START, Fact.FREE_AT_START),
+            Map.entry(Quantity.FREE_MEMORY_AFTER_PROFILE, Fact.FREE_AFTER_PROFILE),
             Map.entry(Quantity.INSTANCE_BUDGET, Fact.REQUESTED),
             Map.entry(Quantity.WEIGHTS, Fact.WEIGHTS),
             Map.entry(Quantity.NON_TORCH, Fact.NON_TORCH),
@@ -57,8 +58,12 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.ESTIMATED_MAX_MODEL_LEN, Fact.ESTIMATED_MAX_MODEL_LEN),
             Map.entry(Quantity.TENSOR_PARALLEL_SIZE, Fact.TENSOR_PARALLEL));
 
-    /** memory_failure phases of a refused start; every other phase is an out-of-memory error's. */
-    private static final java.util.Set<String> REFUSAL_PHASES = java.util.Set.of("startup_check", "kv_cache_sizing");
+    /**
+     * memory_failure phases of a refused or aborted start (the failed profiling check is read by
+     * {@link ProfilingCheckRule} from its figures); every other phase is an out-of-memory error's.
+     */
+    private static final java.util.Set<String> REFUSAL_PHASES = java.util.Set.of("startup_check", "kv_cache_sizing",
+            "profiling_check");
 
     private RunFactsBuilder() {
     }

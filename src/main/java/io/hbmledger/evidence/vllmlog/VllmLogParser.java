@@ -200,6 +200,19 @@ public final class VllmLogParser {
             // (every process) when profiling began, and after it.
             any("initial_memory_usage", Quantity.INITIAL_MEMORY_USAGE, "\\binitial_memory_usage(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
             any("memory_usage_post_profile", Quantity.MEMORY_USAGE_POST_PROFILE, "\\bmemory_usage_post_profile(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            // The check after the profile run that free memory fell: v1/worker/gpu_worker.py
+            // determine_available_memory (v0.8+) and vllm-ascend worker.py, assert
+            // init_snapshot.free_memory > free_gpu_memory, "Error in memory profiling. Initial free memory
+            // {format_gib(...)} GiB, current free memory {format_gib(...)} GiB. This happens when other
+            // processes sharing the same container release GPU memory while vLLM is profiling ..."; V0
+            // worker/worker.py determine_num_available_blocks and vllm-ascend v0.7 worker.py print the raw
+            // byte counts ("Initial free memory 58247258112, current free memory 58247516160"). The
+            // initial figure is the free memory at start (init_snapshot / init_gpu_memory, taken before
+            // the weights load).
+            any("error in memory profiling", Quantity.FREE_MEMORY_AT_START,
+                    IF + "Error in memory profiling\\.?\\s*Initial free memory\\s+" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("error in memory profiling", Quantity.FREE_MEMORY_AFTER_PROFILE,
+                    IF + "Error in memory profiling\\..*?\\bcurrent free memory\\s+" + AMOUNT, Kind.AMOUNT_OR_BYTES),
             // --kv-cache-memory set: v1/worker/gpu_worker.py (v0.11+) "Reserved %.2f GiB for KV cache as
             // specified by kv_cache_memory_bytes config and skipped memory profiling"; vllm-ascend
             // worker.py (v0.19+) "Initial free memory %.2f GiB, reserved %.2f GiB for KV Cache as specified
