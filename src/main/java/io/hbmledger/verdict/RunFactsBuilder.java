@@ -13,6 +13,7 @@ import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.vllm.ServerStartsInLog;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -128,9 +129,23 @@ public final class RunFactsBuilder {
 
     private static List<ServerFacts> servers(EvidenceSet ev, Ledger ledger) {
         Map<String, List<TaggedObservation>> byInstance = new LinkedHashMap<>();
+        Map<String, String> names = new HashMap<>();
+        Map<String, List<Integer>> serversByLog = new HashMap<>();
+        ServerStartsInLog.byLog(ev.observations()).forEach((file, obs) -> {
+            List<Integer> starts = ServerStartsInLog.servers(obs);
+            if (!starts.isEmpty()) {
+                serversByLog.put(file, starts);
+                Map<Integer, String> models = ServerStartsInLog.modelsOf(obs, starts);
+                starts.forEach(line -> names.put(file + "\u0000" + line, shortName(file) + " ("
+                        + models.getOrDefault(line, "start at line " + Math.max(line, 1)) + ")"));
+            }
+        });
         for (TaggedObservation t : ev.observations()) {
             if (t.isVllm()) {
-                String key = t.rank() == null ? t.file() + "\u0000" : "deployment\u0000" + t.rank();
+                // a log with several servers (starts of different models): each is its own instance
+                List<Integer> starts = serversByLog.get(t.file());
+                String server = starts == null ? "" : String.valueOf(starts.get(ServerStartsInLog.startIndex(starts, t.o().line())));
+                String key = t.rank() == null ? t.file() + "\u0000" + server : "deployment\u0000" + t.rank();
                 byInstance.computeIfAbsent(key, k -> new ArrayList<>()).add(t);
             }
         }
@@ -154,7 +169,8 @@ public final class RunFactsBuilder {
             List<TaggedObservation> obs = new ArrayList<>(shared);
             obs.addAll(e.getValue());
             Integer rank = e.getValue().get(0).rank();
-            String instance = rank == null || !ranksFromFiles ? shortName(e.getValue().get(0).file())
+            String instance = rank == null || !ranksFromFiles
+                    ? names.getOrDefault(e.getKey(), shortName(e.getValue().get(0).file()))
                     : "ranks of the deployment";
             ServerFacts s = withCheckpointKv(server(instance, rank, obs, devicesOf(rank, ledger)), ev);
             Double declared = ev.layout() == null ? null : ev.layout().utilization();
