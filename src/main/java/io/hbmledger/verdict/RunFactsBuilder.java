@@ -197,6 +197,9 @@ public final class RunFactsBuilder {
         List<Figure> oomProcesses = new ArrayList<>();
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
         boolean engineKv = obs.stream().anyMatch(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE);
+        // lines of the user's own start command: what is set there was asked, not reported by vLLM
+        Set<String> userLines = new HashSet<>();
+        obs.stream().filter(ServerStartsInLog::userStart).forEach(t -> userLines.add(t.file() + ":" + t.o().line()));
         for (TaggedObservation t : obs) {
             String phase = t.o().context().component();
             if (t.quantity() == Quantity.MEMORY_FAILURE && phase != null && !REFUSAL_PHASES.contains(phase)) {
@@ -232,7 +235,7 @@ public final class RunFactsBuilder {
             if (f == null) {
                 continue;
             }
-            facts.put(f, figure(t));
+            facts.put(f, userLines.contains(t.file() + ":" + t.o().line()) ? asked(t) : figure(t));
             if (f == Fact.MAX_CONCURRENCY && t.o().context().tokensPerRequest() != null) {
                 facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().context().tokensPerRequest(),
                         Confidence.REPORTED, null, List.of(new io.hbmledger.ledger.Source(t.file(), t.o().line(),
@@ -276,6 +279,19 @@ public final class RunFactsBuilder {
     private static String shortName(String file) {
         int slash = file.lastIndexOf('/');
         return slash < 0 ? file : file.substring(slash + 1);
+    }
+
+    /**
+     * A setting of the user's start command (--gpu-memory-utilization 0.9, --max-model-len, -tp):
+     * the user states it, vLLM did not print it, so it is {@code inferred} as a setting the user
+     * states in prose is; the engine's own echo of it (non-default args, engine config) is reported.
+     */
+    private static Figure asked(TaggedObservation t) {
+        List<io.hbmledger.ledger.Source> src = List.of(t.source());
+        String why = "as the user's start command sets it; vLLM did not print it";
+        return t.o().isBytes()
+                ? Figure.bytes(t.quantity().contractName(), t.o().bytes(), Confidence.INFERRED, why, src)
+                : Figure.value(t.quantity().contractName(), t.o().value(), Confidence.INFERRED, why, src);
     }
 
     private static Figure figure(TaggedObservation t) {

@@ -59,6 +59,8 @@ class AnalyzeTwoServersTest {
                 "over_subscribed ");
         JsonNode over = report.get("findings").get(1);
         assertThat(over.get("text").asText()).contains("0.75 + 0.2 = 0.95", "75.19 GiB", "79.15 GiB");
+        // both shares are the user's own --gpu-memory-utilization, not printed by vLLM
+        assertThat(over.get("figures").get(0).get("confidence").asText()).isEqualTo("inferred");
         assertThat(report.get("findings").get(0).get("text").asText()).contains("gpu_memory_utilization 0.2");
         assertThat(report.get("notes").toString()).contains("holds 2 servers of different models"
                 + " (/models/Qwen2.5-72B-Instruct-GPTQ-Int4 from line 1, /models/Qwen2.5-14B-Instruct-GPTQ-Int4 from line 10)");

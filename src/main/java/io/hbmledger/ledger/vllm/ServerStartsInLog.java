@@ -88,6 +88,20 @@ public final class ServerStartsInLog {
         return starts;
     }
 
+    private static final java.util.regex.Pattern COMMAND = java.util.regex.Pattern.compile("(?i)vllm\\s+serve|-m\\s+vllm");
+
+    /**
+     * Whether a {@code server_start} marker is a line of the user's own start (a shell command, its
+     * continued lines or an export before it, a Python {@code LLM(...)} call) rather than a line vLLM
+     * printed ("vLLM API server version", "non-default args:", "Initializing a V1 LLM engine", a
+     * worker label): the settings on it are what the user asked, not what the engine reports.
+     */
+    public static boolean userStart(TaggedObservation marker) {
+        String text = marker.o().text() == null ? "" : marker.o().text();
+        return marker.quantity() == Quantity.SERVER_START
+                && (text.equals("start command") || text.equals("start call") || COMMAND.matcher(text).find());
+    }
+
     /** What a pasted start command or Python call gives: its settings, no figure of a run. */
     private static final java.util.Set<Quantity> START_SETTINGS = java.util.EnumSet.of(Quantity.SERVER_START,
             Quantity.MODEL, Quantity.TENSOR_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.DATA_PARALLEL_SIZE,
