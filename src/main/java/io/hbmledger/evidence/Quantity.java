@@ -96,6 +96,11 @@ public enum Quantity {
     VLLM_VERSION("vllm_version"),
     /** 0 (V0) or 1 (V1) */
     ENGINE_VERSION("engine_version"),
+    /**
+     * value 1, text = the device type vLLM runs on as it prints it, lower case: {@code cuda} (NVIDIA,
+     * also ROCm builds), {@code npu} (vllm-ascend), {@code xpu}, {@code hpu}, {@code tpu}, {@code cpu}
+     */
+    DEVICE_TYPE("device_type"),
     /** a line where a vLLM server (or engine core) starts: value 1; marks where each start's figures begin. */
     SERVER_START("server_start"),
     /** made by {@code analyze}, not by a parser: how many server starts a log holds before the one used. */

@@ -255,6 +255,12 @@ public final class VllmLogParser {
      */
     private static final Pattern FREE_ON_DEVICE = Pattern.compile(
             "(?i)Free memory on (?:NPU |GPU )?device(?:\\s+(?<dev>[A-Za-z]+:\\d+|[^\\s(:]+))?\\s*[(:]\\s*(?<a>[\\d.,]+)\\s*/\\s*(?<b>[\\d.,]+)\\s*(?<u>GiB|GB|MiB|MB)\\b");
+    /**
+     * executor/executor_base.py initialize_cache (v0.7+): "# %s blocks: %d, # CPU blocks: %d" with
+     * current_platform.device_name ("cuda" on NVIDIA, "npu" under vllm-ascend; some builds upper-case
+     * it). The older "# GPU blocks" names no device type and gives none.
+     */
+    private static final Pattern BLOCKS_DEVICE = Pattern.compile("(?i)#\\s*(cuda|npu|xpu|hpu|tpu|rocm) blocks:\\s*\\d");
     /** torch's device string in the free-memory check: cuda:N is the process-local GPU N, npu:N the NPU. */
     private static final Pattern TORCH_DEVICE = Pattern.compile("(?i)(cuda|npu):(\\d+)");
 
@@ -513,6 +519,10 @@ public final class VllmLogParser {
         if (oom) {
             OomProcesses.read(seg, lineNo, out);
             OomDevice.tag(msg, out, before);
+        }
+        Matcher b = BLOCKS_DEVICE.matcher(msg);
+        if (b.find()) {
+            out.add(context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo, b.group(1).toLowerCase(Locale.ROOT)), seg));
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {
