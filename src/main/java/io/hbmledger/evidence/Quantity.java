@@ -85,6 +85,12 @@ public enum Quantity {
     TENSOR_PARALLEL_SIZE("tensor_parallel_size"),
     PIPELINE_PARALLEL_SIZE("pipeline_parallel_size"),
     DATA_PARALLEL_SIZE("data_parallel_size"),
+    /**
+     * the DP rank one process runs ({@code VLLM_DP_RANK=r}, {@code --data-parallel-rank r}): the
+     * process is that one replica of a deployment of data_parallel_size replicas; component = the
+     * environment variable when it came from one
+     */
+    DATA_PARALLEL_RANK("data_parallel_rank"),
     MAX_MODEL_LEN("max_model_len"),
     /** 1 or 0 */
     ENFORCE_EAGER("enforce_eager"),

@@ -135,9 +135,8 @@ public final class RunFactsBuilder {
             List<Integer> starts = ServerStartsInLog.servers(obs);
             if (!starts.isEmpty()) {
                 serversByLog.put(file, starts);
-                Map<Integer, String> models = ServerStartsInLog.modelsOf(obs, starts);
-                starts.forEach(line -> names.put(file + "\u0000" + line, shortName(file) + " ("
-                        + models.getOrDefault(line, "start at line " + Math.max(line, 1)) + ")"));
+                Map<Integer, String> labels = ServerStartsInLog.labelsOf(obs, starts);
+                starts.forEach(line -> names.put(file + "\u0000" + line, shortName(file) + " (" + labels.get(line) + ")"));
             }
         });
         for (TaggedObservation t : ev.observations()) {

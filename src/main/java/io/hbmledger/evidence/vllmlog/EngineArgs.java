@@ -34,7 +34,7 @@ final class EngineArgs {
             "(?i)vLLM API server version\\s+v?(?<api>\\d[\\w.+-]*)"
                     + "|Initializing an? (?:(?<gen>V[01]) )?LLM engine(?: \\(v(?<eng>[^)]+)\\))?");
     private static final Pattern ARG = Pattern.compile(
-            "(?<![\\w.])['\"]?(?<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|max_model_len"
+            "(?<![\\w.])['\"]?(?<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|data_parallel_rank|max_model_len"
                     + "|max_seq_len|kv_cache_dtype|enforce_eager)['\"]?\\s*[:=]\\s*(?<v>'[^']*'|\"[^\"]*\"|[^,)}\\s]+)");
     /**
      * The engine config's {@code device_config=cuda} (V0 llm_engine.py writes {@code device_config=%s}

@@ -106,7 +106,7 @@ public final class ServerStartsInLog {
     private static final java.util.Set<Quantity> START_SETTINGS = java.util.EnumSet.of(Quantity.SERVER_START,
             Quantity.MODEL, Quantity.TENSOR_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.DATA_PARALLEL_SIZE,
             Quantity.MAX_MODEL_LEN, Quantity.ENFORCE_EAGER, Quantity.KV_CACHE_DTYPE_BYTES, Quantity.VISIBLE_DEVICES,
-            Quantity.MEMORY_UTILIZATION);
+            Quantity.MEMORY_UTILIZATION, Quantity.DATA_PARALLEL_RANK);
 
     /**
      * Whether the last start is a command (vllm serve, python -m vllm, LLM(...)) with nothing of a
@@ -195,6 +195,7 @@ public final class ServerStartsInLog {
             return aside;
         }
         ModelName[] models = new ModelName[starts.size()];
+        Integer[] dpRanks = dpRanksOf(fileObs, starts);
         for (TaggedObservation t : fileObs) {
             if (t.quantity() == Quantity.MODEL && t.o().text() != null && t.o().line() >= starts.get(0)) {
                 int i = startIndex(starts, t.o().line());
@@ -205,16 +206,32 @@ public final class ServerStartsInLog {
         }
         for (int i = 0; i < starts.size() - 1; i++) {
             for (int j = i + 1; j < starts.size() && !aside[i]; j++) {
-                aside[i] = models[i] == null || models[j] == null || models[i].same(models[j]);
+                // processes of different DP ranks (VLLM_DP_RANK, --data-parallel-rank) run side by side
+                boolean sameRank = dpRanks[i] == null || dpRanks[j] == null || dpRanks[i].equals(dpRanks[j]);
+                aside[i] = sameRank && (models[i] == null || models[j] == null || models[i].same(models[j]));
             }
         }
         return aside;
     }
 
+    /** The DP rank each start's process names ({@code data_parallel_rank}), null where none. */
+    private static Integer[] dpRanksOf(List<TaggedObservation> fileObs, List<Integer> starts) {
+        Integer[] ranks = new Integer[starts.size()];
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity() == Quantity.DATA_PARALLEL_RANK && t.o().value() != null && t.o().line() >= starts.get(0)) {
+                int i = startIndex(starts, t.o().line());
+                if (ranks[i] == null) {
+                    ranks[i] = (int) Math.round(t.o().value());
+                }
+            }
+        }
+        return ranks;
+    }
+
 
     /**
      * The line each server of a log starts at, when the log holds several servers (starts of
-     * different models, none a restart of another; {@link #lastStartOnly} has set the restarts
+     * different models or DP ranks, none a restart of another; {@link #lastStartOnly} has set the restarts
      * aside), else an empty list.
      *
      * @param fileObs the observations of one vLLM log, restarts already set aside
@@ -244,13 +261,22 @@ public final class ServerStartsInLog {
         return byFile;
     }
 
-    /** The model each server of a log names, as written, by its start line; absent when it names none. */
-    public static Map<Integer, String> modelsOf(List<TaggedObservation> fileObs, List<Integer> servers) {
-        Map<Integer, String> out = new LinkedHashMap<>();
+    /**
+     * How each server of a log is named, by its start line: the model as written (or "a model not
+     * printed") and, when its process names one, its DP rank ("M, DP rank 1").
+     */
+    public static Map<Integer, String> labelsOf(List<TaggedObservation> fileObs, List<Integer> servers) {
+        Map<Integer, String> models = new LinkedHashMap<>();
         for (TaggedObservation t : fileObs) {
             if (t.quantity() == Quantity.MODEL && t.o().text() != null && !servers.isEmpty() && t.o().line() >= servers.get(0)) {
-                out.putIfAbsent(servers.get(startIndex(servers, t.o().line())), t.o().text());
+                models.putIfAbsent(servers.get(startIndex(servers, t.o().line())), t.o().text());
             }
+        }
+        Integer[] ranks = servers.isEmpty() ? new Integer[0] : dpRanksOf(fileObs, servers);
+        Map<Integer, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < servers.size(); i++) {
+            out.put(servers.get(i), models.getOrDefault(servers.get(i), "a model not printed")
+                    + (ranks[i] == null ? "" : ", DP rank " + ranks[i]));
         }
         return out;
     }

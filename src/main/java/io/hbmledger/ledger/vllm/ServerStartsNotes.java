@@ -22,11 +22,12 @@ public final class ServerStartsNotes implements RunRule {
         for (Map.Entry<String, List<TaggedObservation>> f : logs.entrySet()) {
             List<Integer> servers = ServerStartsInLog.servers(f.getValue());
             if (!servers.isEmpty()) {
-                Map<Integer, String> models = ServerStartsInLog.modelsOf(f.getValue(), servers);
+                Map<Integer, String> labels = ServerStartsInLog.labelsOf(f.getValue(), servers);
                 List<String> each = new ArrayList<>();
-                servers.forEach(line -> each.add(models.getOrDefault(line, "a model not printed") + " from line "
-                        + Math.max(line, 1)));
-                run.note("WARNING: " + f.getKey() + " holds " + servers.size() + " servers of different models ("
+                servers.forEach(line -> each.add(labels.get(line) + " from line " + Math.max(line, 1)));
+                boolean ranks = labels.values().stream().anyMatch(l -> l.contains(", DP rank "));
+                run.note("WARNING: " + f.getKey() + " holds " + servers.size() + " servers of different "
+                        + (ranks ? "models or DP ranks" : "models") + " ("
                         + String.join(", ", each) + "), not restarts of one: the findings treat each as its own"
                         + " instance; the ledger lines take each figure from the last server that prints it");
             }
