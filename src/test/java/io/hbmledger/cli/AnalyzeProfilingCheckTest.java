@@ -28,12 +28,7 @@ class AnalyzeProfilingCheckTest {
     }
 
     private static JsonNode figure(JsonNode finding, String name) {
-        for (JsonNode f : finding.get("figures")) {
-            if (f.get("name").asText().equals(name)) {
-                return f;
-            }
-        }
-        throw new AssertionError("no figure " + name + " in " + finding);
+        return SharedCasesAnalyzeTest.figure(finding, name);
     }
 
     @Test
