@@ -88,4 +88,20 @@ class AnalyzeTwoServersTest {
         Files.writeString(again, qwen + qwen);
         assertThat(analyze(again).get("notes").toString()).contains("holds 2 server starts").contains("only the last start");
     }
+
+    /**
+     * vllm PR #19096's LLM(model=model_path, ...) call (a variable, no model name) before a real engine
+     * log (vllm PR #3120, facebook/opt-125m): one server, not two of different models.
+     */
+    @Test
+    void aModelNamedByAVariableIsNoOtherModel() throws Exception {
+        String call = "    llm = LLM(\n        model=model_path,\n        tensor_parallel_size=tp_size,\n"
+                + "        enforce_eager=enforce_eager,\n        distributed_executor_backend=\"external_launcher\",\n    )\n";
+        Path log = tmp.resolve("call.log");
+        Files.writeString(log, call + Files.readString(Corpus.file("vllm-log/vllm-pr3120_opt-125m_weights_in_MB_gpu_blocks.log")));
+        JsonNode report = analyze(log);
+        assertThat(report.get("notes").toString()).doesNotContain("servers of different models");
+        assertThat(AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), "weights").get("bytes").asLong())
+                .isEqualTo(256_492_175L); // 244.61 MB x 2^20
+    }
 }

@@ -121,7 +121,7 @@ public final class ServeCommand {
     /** {@code vllm serve MODEL ...}: the first word after serve, unless it is a flag. */
     private void positionalModel(String rest, int lineNo, List<Observation> out, boolean serve) {
         List<String> words = Words.split(rest);
-        if (serve && !words.isEmpty() && !words.get(0).startsWith("-") && !words.get(0).equals("\\")) {
+        if (serve && !words.isEmpty() && !words.get(0).startsWith("-") && !words.get(0).equals("\\") && !shellVariable(words.get(0))) {
             out.add(Observation.value(Quantity.MODEL, 1, lineNo, words.get(0)));
             modelSeen = true;
         }
@@ -156,7 +156,7 @@ public final class ServeCommand {
             value = unquote(value);
             if (countOf(name) != null && value.matches("\\d{1,9}")) {
                 out.add(Observation.value(countOf(name), Integer.parseInt(value), lineNo, value));
-            } else if (name.equals("model") && !modelSeen) {
+            } else if (name.equals("model") && !modelSeen && !shellVariable(value)) {
                 out.add(Observation.value(Quantity.MODEL, 1, lineNo, value));
                 modelSeen = true;
             } else if (name.equals("kv-cache-dtype")) {
@@ -175,6 +175,11 @@ public final class ServeCommand {
             on = !on;
         }
         out.add(Observation.value(Quantity.ENFORCE_EAGER, on ? 1 : 0, lineNo, value == null ? "--" + name : value));
+    }
+
+    /** {@code $MODEL_PATH}, {@code ${MODELS[$i]}}: the shell fills it in, so it names no model here. */
+    private static boolean shellVariable(String value) {
+        return value.contains("$");
     }
 
     /** The text inside matching single or double quotes, or the text as it is. */
