@@ -64,6 +64,12 @@ public enum Quantity {
     NON_KV_CACHE_MEMORY("non_kv_cache_memory"),
     INITIAL_MEMORY_USAGE("initial_memory_usage"),
     MEMORY_USAGE_POST_PROFILE("memory_usage_post_profile"),
+    /**
+     * free device memory after vLLM's profile run, as its failed consistency check prints it
+     * ("Error in memory profiling. Initial free memory X, current free memory Y"): Y not below X
+     * means memory was released on the device while vLLM profiled
+     */
+    FREE_MEMORY_AFTER_PROFILE("free_memory_after_profile"),
     // NCCL_DEBUG=INFO lines printed into the vLLM log (readme-vllmlog.md, "NCCL")
     /** device memory NCCL says it allocated, one observation per allocation (NCCL_DEBUG_SUBSYS=ALLOC or P2P); device = cuda:N, the process-local index */
     NCCL_ALLOCATED("nccl_allocated"),
@@ -79,6 +85,12 @@ public enum Quantity {
     TENSOR_PARALLEL_SIZE("tensor_parallel_size"),
     PIPELINE_PARALLEL_SIZE("pipeline_parallel_size"),
     DATA_PARALLEL_SIZE("data_parallel_size"),
+    /**
+     * the DP rank one process runs ({@code VLLM_DP_RANK=r}, {@code --data-parallel-rank r}): the
+     * process is that one replica of a deployment of data_parallel_size replicas; component = the
+     * environment variable when it came from one
+     */
+    DATA_PARALLEL_RANK("data_parallel_rank"),
     MAX_MODEL_LEN("max_model_len"),
     /** 1 or 0 */
     ENFORCE_EAGER("enforce_eager"),
@@ -90,6 +102,11 @@ public enum Quantity {
     VLLM_VERSION("vllm_version"),
     /** 0 (V0) or 1 (V1) */
     ENGINE_VERSION("engine_version"),
+    /**
+     * value 1, text = the device type vLLM runs on as it prints it, lower case: {@code cuda} (NVIDIA,
+     * also ROCm builds), {@code npu} (vllm-ascend), {@code xpu}, {@code hpu}, {@code tpu}, {@code cpu}
+     */
+    DEVICE_TYPE("device_type"),
     /** a line where a vLLM server (or engine core) starts: value 1; marks where each start's figures begin. */
     SERVER_START("server_start"),
     /** made by {@code analyze}, not by a parser: how many server starts a log holds before the one used. */

@@ -1,6 +1,7 @@
 package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.EvidenceFormat;
+import io.hbmledger.evidence.Quantity;
 import java.util.Locale;
 
 /**
@@ -8,7 +9,8 @@ import java.util.Locale;
  * CANN and msprof on Ascend; nvidia-smi, NCCL, CUDA graphs and the CUDA context on NVIDIA GPUs.
  * Told from the evidence: an nvidia-smi sample or a "GPU"/"CUDA" device the vLLM log names
  * (out-of-memory and start-check lines) means NVIDIA; npu-smi, msprof or an "NPU" device means
- * Ascend; a log without either leaves it open.
+ * Ascend; else the device type vLLM's lines print ({@code device_config=cuda} in the engine config,
+ * "# cuda blocks"; {@code npu} under vllm-ascend); a log without any leaves it open.
  */
 public final class Accelerator {
 
@@ -31,6 +33,16 @@ public final class Accelerator {
                 return Kind.GPU;
             }
             if (dev.startsWith("npu")) {
+                return Kind.ASCEND;
+            }
+        }
+        // the device type vLLM's own lines name (engine config device_config=cuda, "# cuda blocks")
+        for (TaggedObservation t : ev.where(t -> t.isVllm() && t.quantity() == Quantity.DEVICE_TYPE)) {
+            String type = t.o().text() == null ? "" : t.o().text();
+            if (type.equals("cuda") || type.equals("rocm")) {
+                return Kind.GPU;
+            }
+            if (type.equals("npu")) {
                 return Kind.ASCEND;
             }
         }

@@ -30,7 +30,7 @@ import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.ledger.vllm.OomRule;
 import io.hbmledger.ledger.vllm.ProfilePeakRule;
 import io.hbmledger.ledger.vllm.RankCoverageRule;
-import io.hbmledger.ledger.vllm.ServerStartsInLog;
+import io.hbmledger.ledger.vllm.ServerStartsNotes;
 import io.hbmledger.ledger.vllm.UntiedOomRule;
 import io.hbmledger.ledger.vllm.VllmFiguresRule;
 import java.util.ArrayList;
@@ -88,7 +88,7 @@ public final class Attribution {
     public static final List<RunRule> RUN_RULES = List.of(new StatusRule(), new RankCoverageRule(),
             new MsprofRunRule(),
             new CheckpointTotalRule(),
-            new ServerStartsInLog.Rule(),
+            new ServerStartsNotes(),
             new SeveralServersRule(),
             new UntiedOomRule());
 

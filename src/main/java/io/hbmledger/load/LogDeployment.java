@@ -14,21 +14,26 @@ import java.util.Optional;
  * --dp, --pp or --devices: the engine's arguments or config line, or the start command in a
  * log or a paste ({@code --tensor-parallel-size 4}, {@code ASCEND_RT_VISIBLE_DEVICES=4,5}).
  * Options and run.json always win; when the evidence names several different sizes (two
- * instances in one paste) nothing is taken from it.
+ * instances in one paste) nothing is taken from it. Processes that each run one DP rank
+ * ({@code VLLM_DP_RANK}, {@code --data-parallel-rank}) are read by {@link DpRankProcesses}.
  */
 final class LogDeployment {
 
     private LogDeployment() {
     }
 
+    private static final java.util.Set<Quantity> DEPLOYMENT = java.util.EnumSet.of(Quantity.TENSOR_PARALLEL_SIZE,
+            Quantity.DATA_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.VISIBLE_DEVICES, Quantity.DATA_PARALLEL_RANK);
+
     static Optional<Layout> of(List<TaggedObservation> tagged, List<Long> serverPids, String model) {
+        List<TaggedObservation> deploy = tagged.stream().filter(t -> DEPLOYMENT.contains(t.quantity())).toList();
+        if (deploy.stream().anyMatch(t -> t.quantity() == Quantity.DATA_PARALLEL_RANK)) {
+            // each process runs one DP rank: its VLLM_DP_SIZE is the deployment's, not its own
+            return DpRankProcesses.of(deploy, serverPids, model);
+        }
         Map<Quantity, TaggedObservation> first = new LinkedHashMap<>();
-        for (TaggedObservation t : tagged) {
+        for (TaggedObservation t : deploy) {
             Quantity q = t.quantity();
-            if (q != Quantity.TENSOR_PARALLEL_SIZE && q != Quantity.DATA_PARALLEL_SIZE
-                    && q != Quantity.PIPELINE_PARALLEL_SIZE && q != Quantity.VISIBLE_DEVICES) {
-                continue;
-            }
             TaggedObservation seen = first.putIfAbsent(q, t);
             if (seen != null && !same(seen, t)) {
                 return Optional.empty();
@@ -63,12 +68,12 @@ final class LogDeployment {
                 .withOrigin(what + " read from " + String.join(", ", where)));
     }
 
-    private static boolean same(TaggedObservation a, TaggedObservation b) {
+    static boolean same(TaggedObservation a, TaggedObservation b) {
         return a.quantity() == Quantity.VISIBLE_DEVICES ? a.o().text().equals(b.o().text())
                 : a.o().value().equals(b.o().value());
     }
 
-    private static Integer count(TaggedObservation t) {
+    static Integer count(TaggedObservation t) {
         return t == null || t.o().value() == null || t.o().value() < 1 ? null : (int) Math.round(t.o().value());
     }
 
@@ -76,7 +81,7 @@ final class LogDeployment {
      * The listed ids in rank order, when they are plain numbers (UUIDs name no logical id) and
      * cover the ranks: rank i runs on the i-th listed device.
      */
-    private static List<Integer> devices(TaggedObservation t, int ranks) {
+    static List<Integer> devices(TaggedObservation t, int ranks) {
         if (t == null) {
             return List.of();
         }

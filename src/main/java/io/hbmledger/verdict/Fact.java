@@ -11,6 +11,11 @@ public enum Fact {
     TOTAL_SEEN,
     /** Free memory the engine saw when it started (the V1 start check). */
     FREE_AT_START,
+    /**
+     * Free memory after the profile run, as vLLM's failed check prints it ("Error in memory profiling.
+     * Initial free memory X, current free memory Y"): only that failure prints it.
+     */
+    FREE_AFTER_PROFILE,
     /** utilization x total as the engine printed it (V1 start check, V0 "can use" line). */
     REQUESTED,
     WEIGHTS,

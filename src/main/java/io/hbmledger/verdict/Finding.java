@@ -41,7 +41,9 @@ public record Finding(Kind kind, Severity severity, List<String> devices, String
     /** Finding kinds, named as report-v1 suggests. */
     public enum Kind {
         START_REFUSED, KV_NEGATIVE, KV_SMALL, OOM, OTHER_TENANT, OUTSIDE_BUDGET, OVER_SUBSCRIBED,
-        RANK_MISMATCH, HEADROOM, WHAT_FITS, NODE_IMBALANCE, BELOW_BUDGET;
+        RANK_MISMATCH, HEADROOM, WHAT_FITS, NODE_IMBALANCE, BELOW_BUDGET,
+        /** vLLM's profiling check failed: free memory did not fall while it profiled. */
+        PROFILING_DISTURBED;
 
         public String jsonName() {
             return name().toLowerCase(Locale.ROOT);

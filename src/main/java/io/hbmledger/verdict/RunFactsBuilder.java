@@ -13,6 +13,7 @@ import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.vllm.ServerStartsInLog;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.MEMORY_UTILIZATION, Fact.UTILIZATION),
             Map.entry(Quantity.TOTAL_MEMORY, Fact.TOTAL_SEEN),
             Map.entry(Quantity.FREE_MEMORY_AT_START, Fact.FREE_AT_START),
+            Map.entry(Quantity.FREE_MEMORY_AFTER_PROFILE, Fact.FREE_AFTER_PROFILE),
             Map.entry(Quantity.INSTANCE_BUDGET, Fact.REQUESTED),
             Map.entry(Quantity.WEIGHTS, Fact.WEIGHTS),
             Map.entry(Quantity.NON_TORCH, Fact.NON_TORCH),
@@ -57,8 +59,12 @@ public final class RunFactsBuilder {
             Map.entry(Quantity.ESTIMATED_MAX_MODEL_LEN, Fact.ESTIMATED_MAX_MODEL_LEN),
             Map.entry(Quantity.TENSOR_PARALLEL_SIZE, Fact.TENSOR_PARALLEL));
 
-    /** memory_failure phases of a refused start; every other phase is an out-of-memory error's. */
-    private static final java.util.Set<String> REFUSAL_PHASES = java.util.Set.of("startup_check", "kv_cache_sizing");
+    /**
+     * memory_failure phases of a refused or aborted start (the failed profiling check is read by
+     * {@link ProfilingCheckRule} from its figures); every other phase is an out-of-memory error's.
+     */
+    private static final java.util.Set<String> REFUSAL_PHASES = java.util.Set.of("startup_check", "kv_cache_sizing",
+            "profiling_check");
 
     private RunFactsBuilder() {
     }
@@ -123,9 +129,22 @@ public final class RunFactsBuilder {
 
     private static List<ServerFacts> servers(EvidenceSet ev, Ledger ledger) {
         Map<String, List<TaggedObservation>> byInstance = new LinkedHashMap<>();
+        Map<String, String> names = new HashMap<>();
+        Map<String, List<Integer>> serversByLog = new HashMap<>();
+        ServerStartsInLog.byLog(ev.observations()).forEach((file, obs) -> {
+            List<Integer> starts = ServerStartsInLog.servers(obs);
+            if (!starts.isEmpty()) {
+                serversByLog.put(file, starts);
+                Map<Integer, String> labels = ServerStartsInLog.labelsOf(obs, starts);
+                starts.forEach(line -> names.put(file + "\u0000" + line, shortName(file) + " (" + labels.get(line) + ")"));
+            }
+        });
         for (TaggedObservation t : ev.observations()) {
             if (t.isVllm()) {
-                String key = t.rank() == null ? t.file() + "\u0000" : "deployment\u0000" + t.rank();
+                // a log with several servers (starts of different models): each is its own instance
+                List<Integer> starts = serversByLog.get(t.file());
+                String server = starts == null ? "" : String.valueOf(starts.get(ServerStartsInLog.startIndex(starts, t.o().line())));
+                String key = t.rank() == null ? t.file() + "\u0000" + server : "deployment\u0000" + t.rank();
                 byInstance.computeIfAbsent(key, k -> new ArrayList<>()).add(t);
             }
         }
@@ -149,7 +168,8 @@ public final class RunFactsBuilder {
             List<TaggedObservation> obs = new ArrayList<>(shared);
             obs.addAll(e.getValue());
             Integer rank = e.getValue().get(0).rank();
-            String instance = rank == null || !ranksFromFiles ? shortName(e.getValue().get(0).file())
+            String instance = rank == null || !ranksFromFiles
+                    ? names.getOrDefault(e.getKey(), shortName(e.getValue().get(0).file()))
                     : "ranks of the deployment";
             ServerFacts s = withCheckpointKv(server(instance, rank, obs, devicesOf(rank, ledger)), ev);
             Double declared = ev.layout() == null ? null : ev.layout().utilization();
@@ -176,6 +196,9 @@ public final class RunFactsBuilder {
         List<Figure> oomProcesses = new ArrayList<>();
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
         boolean engineKv = obs.stream().anyMatch(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE);
+        // lines of the user's own start command: what is set there was asked, not reported by vLLM
+        Set<String> userLines = new HashSet<>();
+        obs.stream().filter(ServerStartsInLog::userStart).forEach(t -> userLines.add(t.file() + ":" + t.o().line()));
         for (TaggedObservation t : obs) {
             String phase = t.o().context().component();
             if (t.quantity() == Quantity.MEMORY_FAILURE && phase != null && !REFUSAL_PHASES.contains(phase)) {
@@ -211,7 +234,7 @@ public final class RunFactsBuilder {
             if (f == null) {
                 continue;
             }
-            facts.put(f, figure(t));
+            facts.put(f, userLines.contains(t.file() + ":" + t.o().line()) ? asked(t) : figure(t));
             if (f == Fact.MAX_CONCURRENCY && t.o().context().tokensPerRequest() != null) {
                 facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().context().tokensPerRequest(),
                         Confidence.REPORTED, null, List.of(new io.hbmledger.ledger.Source(t.file(), t.o().line(),
@@ -255,6 +278,19 @@ public final class RunFactsBuilder {
     private static String shortName(String file) {
         int slash = file.lastIndexOf('/');
         return slash < 0 ? file : file.substring(slash + 1);
+    }
+
+    /**
+     * A setting of the user's start command (--gpu-memory-utilization 0.9, --max-model-len, -tp):
+     * the user states it, vLLM did not print it, so it is {@code inferred} as a setting the user
+     * states in prose is; the engine's own echo of it (non-default args, engine config) is reported.
+     */
+    private static Figure asked(TaggedObservation t) {
+        List<io.hbmledger.ledger.Source> src = List.of(t.source());
+        String why = "as the user's start command sets it; vLLM did not print it";
+        return t.o().isBytes()
+                ? Figure.bytes(t.quantity().contractName(), t.o().bytes(), Confidence.INFERRED, why, src)
+                : Figure.value(t.quantity().contractName(), t.o().value(), Confidence.INFERRED, why, src);
     }
 
     private static Figure figure(TaggedObservation t) {

@@ -39,6 +39,7 @@ public final class Verdict {
         List<Finding> all = new ArrayList<>();
         all.addAll(StartRefusedRule.apply(run));
         all.addAll(KvBudgetRule.apply(run));
+        all.addAll(ProfilingCheckRule.apply(run));
         all.addAll(OomRule.apply(run));
         all.addAll(CoTenantsRule.apply(run));
         all.addAll(RankMismatchRule.apply(run));

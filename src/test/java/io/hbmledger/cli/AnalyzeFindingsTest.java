@@ -341,9 +341,25 @@ class AnalyzeFindingsTest {
 
     @Test
     void finding8ALogAloneDoesNotClaimAnAscendRun() throws Exception {
-        // vLLM PR 12126 log ("# CUDA blocks"), no device sample: the accelerator is not known
+        // vLLM PR 12126 log, no device sample: its "# CUDA blocks" (executor_base.py prints the platform's
+        // device name) makes it an NVIDIA run: no Ascend-only lines (hccl, cann_runtime), CUDA's instead
         JsonNode r = json(CliRun.of("analyze", corpus("vllm-log/vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log"),
                 "--format", "json"));
+        assertThat(r.get("incomplete_reasons").toString()).contains("nvidia-smi").doesNotContain("msprof")
+                .doesNotContain("npu-smi").doesNotContain("hccl").doesNotContain("cann_runtime");
+        java.util.List<String> components = new java.util.ArrayList<>();
+        device(r, 0).get("entries").forEach(e -> components.add(e.get("component").asText()));
+        assertThat(components).contains("nccl", "cuda_runtime").doesNotContain("hccl", "cann_runtime");
+    }
+
+    /** The same without any device word: the accelerator stays unknown and both runtimes' words are offered. */
+    @Test
+    void finding8ALogWithoutADeviceTypeClaimsNeither() throws Exception {
+        // vllm #13882's profiling lines without the "# cuda blocks" line that names the device
+        Path log = tmp.resolve("no-device.log");
+        java.nio.file.Files.writeString(log, "INFO 02-26 09:54:05 worker.py:267] the current vLLM instance can use"
+                + " total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB\n");
+        JsonNode r = json(CliRun.of("analyze", log.toString(), "--no-write", "--format", "json"));
         assertThat(r.get("incomplete_reasons").toString()).contains("msprof on Ascend; none is read yet for NVIDIA GPUs")
                 .doesNotContain("no msprof evidence in the run");
     }

@@ -175,6 +175,9 @@ class AnalyzeIssueReportsTest {
         // 0.9 x 24564 MiB = 22107.6 MiB = 21.589 GiB (the capacity stands in for the total vLLM sees: inferred)
         assertThat(gib(f, "budget")).isCloseTo(21.59, within(0.006));
         assertThat(figure(f, "budget").get("confidence").asText()).isEqualTo("inferred");
+        // the 0.9 is the user's own --gpu-memory-utilization (line 5 of the paste), not a figure vLLM printed
+        assertThat(figure(f, "utilization").get("confidence").asText()).isEqualTo("inferred");
+        assertThat(figure(f, "utilization").get("arithmetic").asText()).contains("start command", "vLLM did not print it");
         assertThat(gib(f, "used")).isCloseTo(13.88, within(0.006));           // 14214 MiB = 13.881 GiB
         assertThat(gib(f, "gap")).isCloseTo(7.71, within(0.006));             // 22107.6 - 14214 = 7893.6 MiB = 7.709 GiB
         assertThat(figure(f, "used_share_of_budget").get("value").asDouble()).isEqualTo(0.64);  // 14214 / 22107.6 = 0.643

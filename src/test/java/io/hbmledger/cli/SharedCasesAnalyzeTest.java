@@ -178,6 +178,8 @@ class SharedCasesAnalyzeTest {
         assertThat(r.get("status").asText()).isEqualTo("failed");
         JsonNode kv = findings(r, "kv_negative").get(0);
         assertThat(gib(kv, "budget")).isCloseTo(5.60, within(0.005));            // 8.00 x 0.70
+        // vLLM printed the 0.70 itself ("x gpu_memory_utilization (0.70)", line 3): its own figure
+        assertThat(figure(kv, "utilization").get("confidence").asText()).isEqualTo("reported");
         assertThat(gib(kv, "needed_before_kv")).isCloseTo(6.65, within(0.005));   // 5.20 + 0.03 + 1.42
         assertThat(gib(kv, "kv_cache")).isCloseTo(-1.05, within(0.005));
         assertThat(figure(kv, "gpu_blocks").get("value").asDouble()).isZero();

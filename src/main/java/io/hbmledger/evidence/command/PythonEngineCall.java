@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  * gpu_memory_utilization=0.5)}, also {@code EngineArgs(...)} / {@code AsyncEngineArgs(...)},
  * on one line or over several (the call stays open until its parenthesis closes). The keywords
  * are EngineArgs' field names (vllm/engine/arg_utils.py), the ones {@link ServeCommand} reads
- * from flags: {@code model} (value 1, text = the model), {@code tensor_parallel_size},
+ * from flags: {@code model} (value 1, text = the model; only a string literal, {@code model=path} names a
+ * variable), {@code tensor_parallel_size},
  * {@code pipeline_parallel_size}, {@code data_parallel_size}, {@code max_model_len} (tokens),
  * {@code enforce_eager} (1 or 0 from {@code True}/{@code False}), {@code kv_cache_dtype_bytes}.
  * Keywords inside a nested call or dict ({@code speculative_config={"model": ...}}) are the
@@ -62,7 +63,9 @@ public final class PythonEngineCall {
         while (depth > 0 && kw.find(scanned)) {
             depth += EngineKeywords.depthChange(text, scanned, kw.start());
             scanned = kw.end();
-            if (depth == 1) {
+            // model=model_path is a Python variable, not the model's name: only a string literal names it
+            boolean variable = kw.group("k").equals("model") && ServeCommand.unquote(kw.group("v")).equals(kw.group("v"));
+            if (depth == 1 && !variable) {
                 EngineKeywords.observe(kw.group("k"), ServeCommand.unquote(kw.group("v")), lineNo).ifPresent(out::add);
             }
             depth += EngineKeywords.depthChange(text, kw.start("v"), kw.end());

@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
  * {@code max_model_len} (tokens), {@code enforce_eager} (1 or 0), {@code kv_cache_dtype_bytes}
  * (bytes per KV element of the named dtype, text = the dtype; {@code auto} follows the model's
  * dtype and gives none), {@code visible_devices} (how many devices the variable lists, text = the
- * list, component = the variable name). {@code --gpu-memory-utilization} is not read here: the
+ * list, component = the variable name), {@code data_parallel_size} and {@code data_parallel_rank} from
+ * {@code VLLM_DP_SIZE=N} / {@code VLLM_DP_RANK=r} (component = the variable) and
+ * {@code --data-parallel-rank r} ({@code -dpr}). {@code --gpu-memory-utilization} is not read here: the
  * log reader's phrase rule reads it on every line, command or not.
  */
 public final class ServeCommand {
@@ -34,6 +36,14 @@ public final class ServeCommand {
     private static final Pattern VISIBLE = Pattern.compile(
             "(?:^|[\\s;(])(?<var>CUDA_VISIBLE_DEVICES|ASCEND_RT_VISIBLE_DEVICES|ASCEND_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)"
                     + "=(?<v>\"[^\"]*\"|'[^']*'|[^\\s;]*)");
+    /**
+     * vLLM's data-parallel environment (vllm/envs.py): ParallelConfig takes VLLM_DP_SIZE and
+     * VLLM_DP_RANK when no --data-parallel-size above 1 is given (offline SPMD, one process per DP
+     * rank, an external launcher); as a shell assignment, or a literal in Python's
+     * {@code os.environ["VLLM_DP_RANK"] = "1"}.
+     */
+    private static final Pattern DP_ENV = Pattern.compile(
+            "(?:^|[\\s;(\\[\"'])(?<var>VLLM_DP_SIZE|VLLM_DP_RANK)(?:[\"']\\])?\\s*=\\s*[\"']?(?<v>\\d{1,6})(?![\\w.])");
     /**
      * Where a command starts: the CLI entry point or the OpenAI server module, at the start of a
      * shell line (after a prompt and environment assignments) or of a sub-command ({@code &&},
@@ -52,6 +62,7 @@ public final class ServeCommand {
             "tensor_parallel_size", Quantity.TENSOR_PARALLEL_SIZE, "tp", Quantity.TENSOR_PARALLEL_SIZE,
             "pipeline_parallel_size", Quantity.PIPELINE_PARALLEL_SIZE, "pp", Quantity.PIPELINE_PARALLEL_SIZE,
             "data_parallel_size", Quantity.DATA_PARALLEL_SIZE, "dp", Quantity.DATA_PARALLEL_SIZE,
+            "data_parallel_rank", Quantity.DATA_PARALLEL_RANK, "dpr", Quantity.DATA_PARALLEL_RANK,
             "max_model_len", Quantity.MAX_MODEL_LEN, "max_seq_len", Quantity.MAX_MODEL_LEN);
 
     /** The count quantity of a setting name ({@code tensor_parallel_size}, {@code tensor-parallel-size}, {@code tp}), or null. */
@@ -76,6 +87,13 @@ public final class ServeCommand {
      */
     public List<Observation> read(String text, int lineNo) {
         List<Observation> out = new ArrayList<>();
+        // first, so that a deployment reader meets the DP rank before the devices of the same line
+        Matcher dp = DP_ENV.matcher(text);
+        while (dp.find()) {
+            Quantity q = dp.group("var").equals("VLLM_DP_SIZE") ? Quantity.DATA_PARALLEL_SIZE : Quantity.DATA_PARALLEL_RANK;
+            out.add(Observation.value(q, Integer.parseInt(dp.group("v")), lineNo, dp.group("v"))
+                    .in(Context.builder().component(dp.group("var")).build()));
+        }
         Matcher env = VISIBLE.matcher(text);
         while (env.find()) {
             String list = unquote(env.group("v"));
@@ -103,7 +121,7 @@ public final class ServeCommand {
     /** {@code vllm serve MODEL ...}: the first word after serve, unless it is a flag. */
     private void positionalModel(String rest, int lineNo, List<Observation> out, boolean serve) {
         List<String> words = Words.split(rest);
-        if (serve && !words.isEmpty() && !words.get(0).startsWith("-") && !words.get(0).equals("\\")) {
+        if (serve && !words.isEmpty() && !words.get(0).startsWith("-") && !words.get(0).equals("\\") && !shellVariable(words.get(0))) {
             out.add(Observation.value(Quantity.MODEL, 1, lineNo, words.get(0)));
             modelSeen = true;
         }
@@ -138,7 +156,7 @@ public final class ServeCommand {
             value = unquote(value);
             if (countOf(name) != null && value.matches("\\d{1,9}")) {
                 out.add(Observation.value(countOf(name), Integer.parseInt(value), lineNo, value));
-            } else if (name.equals("model") && !modelSeen) {
+            } else if (name.equals("model") && !modelSeen && !shellVariable(value)) {
                 out.add(Observation.value(Quantity.MODEL, 1, lineNo, value));
                 modelSeen = true;
             } else if (name.equals("kv-cache-dtype")) {
@@ -157,6 +175,11 @@ public final class ServeCommand {
             on = !on;
         }
         out.add(Observation.value(Quantity.ENFORCE_EAGER, on ? 1 : 0, lineNo, value == null ? "--" + name : value));
+    }
+
+    /** {@code $MODEL_PATH}, {@code ${MODELS[$i]}}: the shell fills it in, so it names no model here. */
+    private static boolean shellVariable(String value) {
+        return value.contains("$");
     }
 
     /** The text inside matching single or double quotes, or the text as it is. */

@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  *       enforce_eager=False, kv_cache_dtype=auto}): {@code model}, {@code tensor_parallel_size},
  *       {@code pipeline_parallel_size}, {@code data_parallel_size}, {@code max_model_len} (the
  *       config writes it {@code max_seq_len}), {@code enforce_eager} (1/0),
- *       {@code kv_cache_dtype_bytes}.</li>
+ *       {@code kv_cache_dtype_bytes}; the engine config's {@code device_config=D}: {@code device_type}
+ *       (text = D).</li>
  * </ul>
  * {@code gpu_memory_utilization} in the same records is read by the phrase rules.
  */
@@ -33,8 +34,14 @@ final class EngineArgs {
             "(?i)vLLM API server version\\s+v?(?<api>\\d[\\w.+-]*)"
                     + "|Initializing an? (?:(?<gen>V[01]) )?LLM engine(?: \\(v(?<eng>[^)]+)\\))?");
     private static final Pattern ARG = Pattern.compile(
-            "(?<![\\w.])['\"]?(?<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|max_model_len"
+            "(?<![\\w.])['\"]?(?<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|data_parallel_rank|max_model_len"
                     + "|max_seq_len|kv_cache_dtype|enforce_eager)['\"]?\\s*[:=]\\s*(?<v>'[^']*'|\"[^\"]*\"|[^,)}\\s]+)");
+    /**
+     * The engine config's {@code device_config=cuda} (V0 llm_engine.py writes {@code device_config=%s}
+     * with the torch device; V1's VllmConfig string the same): the device type, {@code npu} under
+     * vllm-ascend.
+     */
+    private static final Pattern DEVICE_CONFIG = Pattern.compile("\\bdevice_config=([A-Za-z]+)\\b");
     /** Only records that list arguments or the engine config. */
     private static final Pattern ARG_RECORD = Pattern.compile("(?i)non-default args:\\s*\\{|\\bargs:\\s*Namespace\\(|LLM engine.*?with config:");
 
@@ -63,6 +70,11 @@ final class EngineArgs {
         Matcher record = ARG_RECORD.matcher(msg);
         if (!record.find()) {
             return;
+        }
+        Matcher device = DEVICE_CONFIG.matcher(msg);
+        if (device.find(record.end())) {
+            out.add(VllmLogParser.context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo,
+                    device.group(1).toLowerCase(java.util.Locale.ROOT)), seg));
         }
         Matcher a = ARG.matcher(msg);
         a.region(record.end(), msg.length());

@@ -28,6 +28,12 @@ import java.util.regex.Pattern;
  *       engine/llm_engine.py / worker {@code raise_if_cache_size_invalid} ("No available memory for the
  *       cache blocks", "The model's max seq len (N) is larger than the maximum number of tokens that
  *       can be stored in KV cache (M)").</li>
+ *   <li>{@code profiling_check}: after the profile run, vllm v1/worker/gpu_worker.py
+ *       {@code determine_available_memory} (V0: worker/worker.py {@code determine_num_available_blocks};
+ *       vllm-ascend worker.py alike) asserts that free memory fell: "Error in memory profiling. Initial
+ *       free memory X, current free memory Y". It failed because free memory did not fall while vLLM
+ *       profiled: another process on the device released memory, so the engine cannot size its KV
+ *       cache. Not a lack of memory, but the start fails there.</li>
  *   <li>an out-of-memory error ("Tried to allocate", any letter case): phase from what this start
  *       printed before it: {@code model_loading} (nothing yet after the start marker),
  *       {@code memory_profiling} (weights printed, no KV budget yet), {@code after_kv_cache_sizing}
@@ -42,6 +48,7 @@ final class MemoryFailures {
 
     private static final Pattern START_CHECK = Pattern.compile(
             "(?i)(?<!free-memory check: )Free memory on (?:NPU |GPU )?device\\b.*?is less than desired (?:GPU |NPU )?memory utilization\\s*\\([^)]*\\)");
+    private static final Pattern PROFILING_CHECK = Pattern.compile("(?i)Error in memory profiling\\b");
     private static final Pattern KV_SIZING = Pattern.compile(
             "(?i)No available memory for the cache blocks|KV cache is needed, which is larger than the available KV cache memory"
                     + "|max seq len \\(\\d+\\) is larger than the maximum number of tokens that can be stored in KV cache");
@@ -58,6 +65,7 @@ final class MemoryFailures {
     static boolean mayHold(String lower) {
         return lower.contains("free memory on") || lower.contains("cache block") || lower.contains("kv cache is needed")
                 || lower.contains("max seq len") || lower.contains("tried to allocate")
+                || lower.contains("error in memory profiling")
                 || lower.contains("to serve at least"); // a KV refusal wrapped before its figures (WrappedRefusal)
     }
 
@@ -72,6 +80,9 @@ final class MemoryFailures {
             text = m.group();
         } else if ((m = KV_SIZING.matcher(msg)).find()) {
             phase = "kv_cache_sizing";
+            text = m.group();
+        } else if ((m = PROFILING_CHECK.matcher(msg)).find()) {
+            phase = "profiling_check";
             text = m.group();
         } else if (oom) {
             phase = traceback.phase(lineNo).orElse(switch (stage) {

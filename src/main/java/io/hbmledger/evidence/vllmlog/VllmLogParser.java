@@ -200,6 +200,19 @@ public final class VllmLogParser {
             // (every process) when profiling began, and after it.
             any("initial_memory_usage", Quantity.INITIAL_MEMORY_USAGE, "\\binitial_memory_usage(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
             any("memory_usage_post_profile", Quantity.MEMORY_USAGE_POST_PROFILE, "\\bmemory_usage_post_profile(?:\\s*[=:]\\s*|\\s+)" + AMOUNT, Kind.AMOUNT),
+            // The check after the profile run that free memory fell: v1/worker/gpu_worker.py
+            // determine_available_memory (v0.8+) and vllm-ascend worker.py, assert
+            // init_snapshot.free_memory > free_gpu_memory, "Error in memory profiling. Initial free memory
+            // {format_gib(...)} GiB, current free memory {format_gib(...)} GiB. This happens when other
+            // processes sharing the same container release GPU memory while vLLM is profiling ..."; V0
+            // worker/worker.py determine_num_available_blocks and vllm-ascend v0.7 worker.py print the raw
+            // byte counts ("Initial free memory 58247258112, current free memory 58247516160"). The
+            // initial figure is the free memory at start (init_snapshot / init_gpu_memory, taken before
+            // the weights load).
+            any("error in memory profiling", Quantity.FREE_MEMORY_AT_START,
+                    IF + "Error in memory profiling\\.?\\s*Initial free memory\\s+" + AMOUNT, Kind.AMOUNT_OR_BYTES),
+            any("error in memory profiling", Quantity.FREE_MEMORY_AFTER_PROFILE,
+                    IF + "Error in memory profiling\\..*?\\bcurrent free memory\\s+" + AMOUNT, Kind.AMOUNT_OR_BYTES),
             // --kv-cache-memory set: v1/worker/gpu_worker.py (v0.11+) "Reserved %.2f GiB for KV cache as
             // specified by kv_cache_memory_bytes config and skipped memory profiling"; vllm-ascend
             // worker.py (v0.19+) "Initial free memory %.2f GiB, reserved %.2f GiB for KV Cache as specified
@@ -242,6 +255,12 @@ public final class VllmLogParser {
      */
     private static final Pattern FREE_ON_DEVICE = Pattern.compile(
             "(?i)Free memory on (?:NPU |GPU )?device(?:\\s+(?<dev>[A-Za-z]+:\\d+|[^\\s(:]+))?\\s*[(:]\\s*(?<a>[\\d.,]+)\\s*/\\s*(?<b>[\\d.,]+)\\s*(?<u>GiB|GB|MiB|MB)\\b");
+    /**
+     * executor/executor_base.py initialize_cache (v0.7+): "# %s blocks: %d, # CPU blocks: %d" with
+     * current_platform.device_name ("cuda" on NVIDIA, "npu" under vllm-ascend; some builds upper-case
+     * it). The older "# GPU blocks" names no device type and gives none.
+     */
+    private static final Pattern BLOCKS_DEVICE = Pattern.compile("(?i)#\\s*(cuda|npu|xpu|hpu|tpu|rocm) blocks:\\s*\\d");
     /** torch's device string in the free-memory check: cuda:N is the process-local GPU N, npu:N the NPU. */
     private static final Pattern TORCH_DEVICE = Pattern.compile("(?i)(cuda|npu):(\\d+)");
 
@@ -500,6 +519,10 @@ public final class VllmLogParser {
         if (oom) {
             OomProcesses.read(seg, lineNo, out);
             OomDevice.tag(msg, out, before);
+        }
+        Matcher b = BLOCKS_DEVICE.matcher(msg);
+        if (b.find()) {
+            out.add(context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo, b.group(1).toLowerCase(Locale.ROOT)), seg));
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {

@@ -46,6 +46,8 @@ public final class VllmLogReader implements EvidenceReader {
                     + "|Free memory on (?:NPU |GPU )?device|No available memory for the cache blocks"
                     + "|KV cache is needed, which is larger than the available KV cache memory"
                     + "|out of memory\\.[^\\n]{0,80}?tried to allocate"
+                    // vLLM's failed profiling check (V0 and V1 worker, vllm-ascend's copies)
+                    + "|Error in memory profiling\\.\\s*Initial free memory"
                     // a start command: the deployment of the instance it starts
                     + "|(?m)^\\s*(?:[$#>]\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*(?:vllm\\s+serve\\s|python3?\\s+-m\\s+vllm\\.entrypoints\\.)"
                     // vLLM's Python API with its memory setting: LLM(..., gpu_memory_utilization=0.5)

@@ -13,16 +13,20 @@ import java.util.regex.Pattern;
  * wrap them (a terminal's width, an editor, a reader breaking the sentence for the issue), and
  * a figure then lands on the next line ("memory\n(6.91 GiB)"), or a word is cut ("KV cach\ne is
  * needed"). This keeps such a refusal open from its first line to the line that ends it (at most
- * {@link #MAX_LINES}) and gives the whole sentence back to be read again. Stateful per file.
+ * {@link #MAX_LINES}) and gives the whole sentence back to be read again. vLLM's failed profiling
+ * check ("Error in memory profiling. Initial free memory X GiB, current free memory Y GiB. This
+ * happens when ...") is wrapped alike (vllm #56830: the line broken after "X GiB,"). Stateful per file.
  */
 final class WrappedRefusal {
 
     private static final Pattern START = Pattern.compile(
             "(?i)To serve at least(?: one(?: request(?: with(?: the(?: models?'?s?(?: max seq len)?)?)?)?)?)?\\s*$"
-                    + "|To serve at least one request with the models?'?s? max seq len|max seq len\\s*\\(\\s*\\d+\\s*\\)\\s*is larger than");
-    /** What ends the sentence: the advice, the estimate, or V0's token count. */
+                    + "|To serve at least one request with the models?'?s? max seq len|max seq len\\s*\\(\\s*\\d+\\s*\\)\\s*is larger than"
+                    + "|Error in memory profiling\\b");
+    /** What ends the sentence: the advice, the estimate, V0's token count, or the profiling check's second figure. */
     private static final Pattern END = Pattern.compile(
-            "(?i)Try increasing|estimated maximum model length is\\s+\\d|stored in KV cache\\s*\\(\\s*\\d+\\s*\\)");
+            "(?i)Try increasing|estimated maximum model length is\\s+\\d|stored in KV cache\\s*\\(\\s*\\d+\\s*\\)"
+                    + "|current free memory\\s+[-+]?\\d[\\d,]*(?:\\.\\d+)?(?:\\s*GiB)?\\s*\\.");
     private static final int MAX_LINES = 6;
 
     private StringBuilder joined;

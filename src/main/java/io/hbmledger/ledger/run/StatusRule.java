@@ -48,8 +48,10 @@ public final class StatusRule implements RunRule {
             kv.ifPresent(t -> run.failed("the server did not start: vLLM found no"
                     + " memory left for the KV cache (" + t.source().shortForm() + ") and refuses to start with none"));
             if (kv.isEmpty()) {
+                // the failed profiling check is no refusal: vLLM stops on its own assertion
                 LedgerMomentRule.refusedStart(ev).ifPresent(t -> run.failed("the server did not start: the engine"
-                        + " refused it in phase " + t.o().context().component() + " (" + t.file() + ":" + t.o().line()
+                        + ("profiling_check".equals(t.o().context().component()) ? " stopped" : " refused")
+                        + " it in phase " + t.o().context().component() + " (" + t.file() + ":" + t.o().line()
                         + "); the findings give the arithmetic"));
             }
         }

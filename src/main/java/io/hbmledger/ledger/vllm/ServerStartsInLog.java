@@ -3,9 +3,6 @@ package io.hbmledger.ledger.vllm;
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
-import io.hbmledger.ledger.EvidenceSet;
-import io.hbmledger.ledger.RunDraft;
-import io.hbmledger.ledger.RunRule;
 import io.hbmledger.ledger.TaggedObservation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,8 +11,8 @@ import java.util.Map;
 
 /**
  * A vLLM log that holds several server starts (logs appended across restarts, or pasted runs with
- * different settings): only the last start's figures describe the server that is running, so the
- * figures printed before it are set aside. Start markers come from the log reader
+ * different settings): only a server's last start describes it as it runs, so the figures of its
+ * earlier starts are set aside. Starts of different models are different servers, and keep theirs. Start markers come from the log reader
  * ({@code server_start}); markers with no figure between them (version, args, engine lines of one
  * start) are one start.
  */
@@ -37,6 +34,10 @@ public final class ServerStartsInLog {
         // next start's: vllm-ascend #5917 pastes "实例2：... --gpu-memory-utilization 0.4", then
         // the second instance's log, whose first line (a new pid) is the marker
         int settingsFrom = -1;
+        // two start commands pasted one after the other have no figure between them: a marker that
+        // names another model than the start's is a new start all the same (vllm #10533)
+        ModelName model = null;
+        int commandFrom = -1;
         for (TaggedObservation t : fileObs) {
             if (t.quantity() == Quantity.EARLIER_SERVER_START) {
                 continue;
@@ -47,8 +48,22 @@ public final class ServerStartsInLog {
                     starts.add(from);
                     lastStart = from;
                     figureSince = false;
+                    model = null;
+                }
+                if (!"start command".equals(t.o().text())) {
+                    commandFrom = t.o().line(); // not a continued line: where a command or record begins
                 }
                 settingsFrom = -1;
+            } else if (t.quantity() == Quantity.MODEL && t.o().text() != null && lastStart >= 0 && t.o().line() >= lastStart) {
+                ModelName named = ModelName.of(t.o().text());
+                if (model != null && !model.same(named)) {
+                    int from = commandFrom > lastStart ? commandFrom : t.o().line();
+                    starts.add(from);
+                    lastStart = from;
+                    figureSince = false;
+                    settingsFrom = -1;
+                }
+                model = named;
             } else if (markerLines.contains(t.o().line())) {
                 continue;
             } else if (lastStart >= 0 && t.o().line() > lastStart) {
@@ -73,11 +88,25 @@ public final class ServerStartsInLog {
         return starts;
     }
 
+    private static final java.util.regex.Pattern COMMAND = java.util.regex.Pattern.compile("(?i)vllm\\s+serve|-m\\s+vllm");
+
+    /**
+     * Whether a {@code server_start} marker is a line of the user's own start (a shell command, its
+     * continued lines or an export before it, a Python {@code LLM(...)} call) rather than a line vLLM
+     * printed ("vLLM API server version", "non-default args:", "Initializing a V1 LLM engine", a
+     * worker label): the settings on it are what the user asked, not what the engine reports.
+     */
+    public static boolean userStart(TaggedObservation marker) {
+        String text = marker.o().text() == null ? "" : marker.o().text();
+        return marker.quantity() == Quantity.SERVER_START
+                && (text.equals("start command") || text.equals("start call") || COMMAND.matcher(text).find());
+    }
+
     /** What a pasted start command or Python call gives: its settings, no figure of a run. */
     private static final java.util.Set<Quantity> START_SETTINGS = java.util.EnumSet.of(Quantity.SERVER_START,
             Quantity.MODEL, Quantity.TENSOR_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.DATA_PARALLEL_SIZE,
             Quantity.MAX_MODEL_LEN, Quantity.ENFORCE_EAGER, Quantity.KV_CACHE_DTYPE_BYTES, Quantity.VISIBLE_DEVICES,
-            Quantity.MEMORY_UTILIZATION);
+            Quantity.MEMORY_UTILIZATION, Quantity.DATA_PARALLEL_RANK);
 
     /**
      * Whether the last start is a command (vllm serve, python -m vllm, LLM(...)) with nothing of a
@@ -103,16 +132,26 @@ public final class ServerStartsInLog {
     }
 
     /**
-     * The observations without the vLLM figures printed before the last start of their log. Each
-     * earlier start is kept as one {@code earlier_server_start} observation (value = figures set
-     * aside), so the run can say what was left out.
+     * The observations without the vLLM figures of the restarts a log holds: a start followed by a
+     * later start of the same server (the same model, or a start whose model is not printed) is set
+     * aside, so each server keeps its last start. A start of another model is another server (vllm
+     * #10533: a 72B at 0.75 and a 14B at 0.20 on one A100, pasted one after the other) and keeps its
+     * figures. Each start set aside is kept as one {@code earlier_server_start} observation (value =
+     * figures set aside), so the run can say what was left out.
      */
     public static List<TaggedObservation> lastStartOnly(List<TaggedObservation> all) {
         Map<String, List<Integer>> startsByLog = new LinkedHashMap<>();
+        Map<String, boolean[]> asideByLog = new LinkedHashMap<>();
         for (Map.Entry<String, List<TaggedObservation>> f : byLog(all).entrySet()) {
             List<Integer> s = starts(f.getValue());
-            if (s.size() > 1) {
+            boolean[] aside = restarts(f.getValue(), s);
+            boolean any = false;
+            for (boolean a : aside) {
+                any |= a;
+            }
+            if (any) {
                 startsByLog.put(f.getKey(), s);
+                asideByLog.put(f.getKey(), aside);
             }
         }
         if (startsByLog.isEmpty()) {
@@ -122,34 +161,97 @@ public final class ServerStartsInLog {
         Map<String, int[]> setAside = new LinkedHashMap<>();
         for (TaggedObservation t : all) {
             List<Integer> s = t.isVllm() ? startsByLog.get(t.file()) : null;
-            int from = s == null ? Integer.MIN_VALUE : s.get(s.size() - 1);
-            if (t.o().line() >= from) {
+            int group = s == null ? -1 : startIndex(s, t.o().line());
+            if (group < 0 || !asideByLog.get(t.file())[group]) {
                 out.add(t);
             } else if (t.quantity() != Quantity.SERVER_START) {
-                setAside.computeIfAbsent(t.file(), k -> new int[s.size() - 1])[startIndex(s, t.o().line())]++;
+                setAside.computeIfAbsent(t.file(), k -> new int[s.size()])[group]++;
             }
         }
         for (Map.Entry<String, List<Integer>> f : startsByLog.entrySet()) {
             List<Integer> s = f.getValue();
-            int[] n = setAside.getOrDefault(f.getKey(), new int[s.size() - 1]);
-            for (int i = 0; i < s.size() - 1; i++) {
-                Observation o = Observation.value(Quantity.EARLIER_SERVER_START, n[i], Math.max(s.get(i), 1),
-                        s.get(i) == 0 ? "figures before the first start marker" : "server start");
-                out.add(new TaggedObservation(o, f.getKey(), EvidenceFormat.VLLM_LOG, null, null, null));
+            boolean[] aside = asideByLog.get(f.getKey());
+            int[] n = setAside.getOrDefault(f.getKey(), new int[s.size()]);
+            for (int i = 0; i < s.size(); i++) {
+                if (aside[i]) {
+                    Observation o = Observation.value(Quantity.EARLIER_SERVER_START, n[i], Math.max(s.get(i), 1),
+                            s.get(i) == 0 ? "figures before the first start marker" : "server start");
+                    out.add(new TaggedObservation(o, f.getKey(), EvidenceFormat.VLLM_LOG, null, null, null));
+                }
             }
         }
         return out;
     }
 
-    private static int startIndex(List<Integer> starts, int line) {
+    /**
+     * Which starts are restarts: a later start is of the same server. Servers are told apart by
+     * the model each start names ({@code vllm serve M}, {@code --model M}, the args or engine
+     * config; {@link ModelName}). A start that names none may be any server's, so it is a restart of the next one, and
+     * the next one a restart of it.
+     */
+    private static boolean[] restarts(List<TaggedObservation> fileObs, List<Integer> starts) {
+        boolean[] aside = new boolean[starts.size()];
+        if (starts.size() < 2) {
+            return aside;
+        }
+        ModelName[] models = new ModelName[starts.size()];
+        Integer[] dpRanks = dpRanksOf(fileObs, starts);
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity() == Quantity.MODEL && t.o().text() != null && t.o().line() >= starts.get(0)) {
+                int i = startIndex(starts, t.o().line());
+                if (models[i] == null) {
+                    models[i] = ModelName.of(t.o().text());
+                }
+            }
+        }
+        for (int i = 0; i < starts.size() - 1; i++) {
+            for (int j = i + 1; j < starts.size() && !aside[i]; j++) {
+                // processes of different DP ranks (VLLM_DP_RANK, --data-parallel-rank) run side by side
+                boolean sameRank = dpRanks[i] == null || dpRanks[j] == null || dpRanks[i].equals(dpRanks[j]);
+                aside[i] = sameRank && (models[i] == null || models[j] == null || models[i].same(models[j]));
+            }
+        }
+        return aside;
+    }
+
+    /** The DP rank each start's process names ({@code data_parallel_rank}), null where none. */
+    private static Integer[] dpRanksOf(List<TaggedObservation> fileObs, List<Integer> starts) {
+        Integer[] ranks = new Integer[starts.size()];
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity() == Quantity.DATA_PARALLEL_RANK && t.o().value() != null && t.o().line() >= starts.get(0)) {
+                int i = startIndex(starts, t.o().line());
+                if (ranks[i] == null) {
+                    ranks[i] = (int) Math.round(t.o().value());
+                }
+            }
+        }
+        return ranks;
+    }
+
+
+    /**
+     * The line each server of a log starts at, when the log holds several servers (starts of
+     * different models or DP ranks, none a restart of another; {@link #lastStartOnly} has set the restarts
+     * aside), else an empty list.
+     *
+     * @param fileObs the observations of one vLLM log, restarts already set aside
+     */
+    public static List<Integer> servers(List<TaggedObservation> fileObs) {
+        List<Integer> s = starts(fileObs);
+        return s.size() > 1 ? s : List.of();
+    }
+
+    /** Which start's part of the log a line is in: 0 before the second start, and so on. */
+    public static int startIndex(List<Integer> starts, int line) {
         int i = 0;
         while (i + 1 < starts.size() && starts.get(i + 1) <= line) {
             i++;
         }
-        return Math.min(i, starts.size() - 2);
+        return i;
     }
 
-    static Map<String, List<TaggedObservation>> byLog(List<TaggedObservation> all) {
+    /** The vLLM observations of a run, by log file, in file order. */
+    public static Map<String, List<TaggedObservation>> byLog(List<TaggedObservation> all) {
         Map<String, List<TaggedObservation>> byFile = new LinkedHashMap<>();
         for (TaggedObservation t : all) {
             if (t.isVllm()) {
@@ -159,29 +261,23 @@ public final class ServerStartsInLog {
         return byFile;
     }
 
-    /** Run notes: which log held several starts, which lines were set aside. */
-    public static final class Rule implements RunRule {
-        @Override
-        public void apply(EvidenceSet ev, RunDraft run) {
-            Map<String, List<TaggedObservation>> earlier = new LinkedHashMap<>();
-            for (TaggedObservation t : ev.quantity(Quantity.EARLIER_SERVER_START)) {
-                earlier.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t);
-            }
-            for (Map.Entry<String, List<TaggedObservation>> f : earlier.entrySet()) {
-                List<String> where = new ArrayList<>();
-                int figures = 0;
-                for (TaggedObservation t : f.getValue()) {
-                    where.add(t.o().text().startsWith("figures before") ? "the top of the file" : "line " + t.o().line());
-                    figures += t.o().value().intValue();
-                }
-                // the first line kept: the marker, or a setting printed for this start before it
-                int last = ev.where(t -> t.file().equals(f.getKey()) && t.isVllm()
-                                && t.quantity() != Quantity.EARLIER_SERVER_START)
-                        .stream().mapToInt(t -> t.o().line()).min().orElse(0);
-                run.note("WARNING: " + f.getKey() + " holds " + (where.size() + 1) + " server starts (earlier ones at "
-                        + String.join(", ", where) + "); only the last start, from line " + last + ", is used: the "
-                        + figures + " figure(s) printed before it belong to another run of the server and are left out");
+    /**
+     * How each server of a log is named, by its start line: the model as written (or "a model not
+     * printed") and, when its process names one, its DP rank ("M, DP rank 1").
+     */
+    public static Map<Integer, String> labelsOf(List<TaggedObservation> fileObs, List<Integer> servers) {
+        Map<Integer, String> models = new LinkedHashMap<>();
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity() == Quantity.MODEL && t.o().text() != null && !servers.isEmpty() && t.o().line() >= servers.get(0)) {
+                models.putIfAbsent(servers.get(startIndex(servers, t.o().line())), t.o().text());
             }
         }
+        Integer[] ranks = servers.isEmpty() ? new Integer[0] : dpRanksOf(fileObs, servers);
+        Map<Integer, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < servers.size(); i++) {
+            out.put(servers.get(i), models.getOrDefault(servers.get(i), "a model not printed")
+                    + (ranks[i] == null ? "" : ", DP rank " + ranks[i]));
+        }
+        return out;
     }
 }

@@ -68,4 +68,20 @@ class PythonEngineCallTest {
     void otherNamesAreNoCall() {
         assertThat(read("model = MyLLM(model='x', max_model_len=10)\nout = llm.LLM(model='y')\nmax_model_len=4096")).isEmpty();
     }
+
+    /**
+     * vllm PR #19096's test script: model=model_path, tensor_parallel_size=tp_size and
+     * enforce_eager=enforce_eager are Python variables, not the settings' values: none is read.
+     */
+    @Test
+    void variablesAreNoSettings() {
+        assertThat(read("""
+                    llm = LLM(
+                        model=model_path,
+                        tensor_parallel_size=tp_size,
+                        enforce_eager=enforce_eager,
+                        distributed_executor_backend="external_launcher",
+                    )
+                """)).isEmpty();
+    }
 }

@@ -177,7 +177,9 @@ class VllmLogCorpusTest {
                         tuple("activation_peak", 2, 39_331_163_013L, null),
                         tuple("kv_cache_available", 2, 15_730_317_722L, null),
                         tuple("gpu_blocks", 3, null, 6001.0),
-                        tuple("cpu_blocks", 3, null, 1638.0));
+                        tuple("cpu_blocks", 3, null, 1638.0),
+                        // "# CUDA blocks": the platform's device name, CUDA (text "cuda")
+                        tuple("device_type", 3, null, 1.0));
     }
 
     @Test
@@ -227,6 +229,8 @@ class VllmLogCorpusTest {
                         // the same line's config: a V0 engine (no V1 in the phrase), model='facebook/opt-125m',
                         // max_seq_len=2048, tensor_parallel_size=1, enforce_eager=False
                         tuple("engine_version", 1, null, 0.0, "V0"),
+                        // device_config=cuda in the engine config
+                        tuple("device_type", 1, null, 1.0, "cuda"),
                         tuple("model", 1, null, 1.0, "facebook/opt-125m"),
                         tuple("max_model_len", 1, null, 2048.0, "2048"),
                         tuple("tensor_parallel_size", 1, null, 1.0, "1"),
@@ -241,9 +245,10 @@ class VllmLogCorpusTest {
         Path p = Corpus.file("vllm-log/vllm-ascend-2667_A3_llama3.1-8B_eagle3_v1_startup.log");
         String text = new String(Files.readAllBytes(p), StandardCharsets.UTF_8);
         assertThat(text).contains("\u2588");
-        // 8 figures, 2 server_start markers (line 8 non-default args, line 20 engine) and 10 deployment
+        // 8 figures, 2 server_start markers (line 8 non-default args, line 20 engine) and 11 deployment
         // figures: line 8 max_model_len, enforce_eager, model; line 20 vllm_version, engine_version,
-        // model, max_model_len, tensor_parallel_size, pipeline_parallel_size, enforce_eager
-        assertThat(VllmLogParser.parse(text).observations()).hasSize(20);
+        // device_type (device_config=npu), model, max_model_len, tensor_parallel_size,
+        // pipeline_parallel_size, enforce_eager
+        assertThat(VllmLogParser.parse(text).observations()).hasSize(21);
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class VllmLogDeploymentTest {
 
     private static final Set<String> DEPLOYMENT = Set.of("model", "tensor_parallel_size", "pipeline_parallel_size",
-            "data_parallel_size", "max_model_len", "enforce_eager", "kv_cache_dtype_bytes", "visible_devices",
+            "data_parallel_size", "data_parallel_rank", "max_model_len", "enforce_eager", "kv_cache_dtype_bytes", "visible_devices",
             "vllm_version", "engine_version", "memory_utilization", "server_start");
 
     private static List<Observation> deployment(String text) {
@@ -136,5 +136,23 @@ class VllmLogDeploymentTest {
     @Test
     void anEnvironmentWordInsideALogRecordIsNoDeviceList() {
         assertThat(deployment("INFO 01-01 00:00:00 [x.py:1] CUDA_VISIBLE_DEVICES=0,1 is set\n")).isEmpty();
+    }
+
+    /**
+     * A public launch script for DP 2 with expert parallelism (one process per DP rank): the shell fills in
+     * $MODEL_PATH and $MAX_MODEL_LEN, so neither names a value here; the environment's DP rank and size are read.
+     */
+    @Test
+    void shellVariablesNameNoModelAndTheDpEnvironmentIsRead() {
+        String line = "VLLM_USE_V1=0 VLLM_DP_RANK=1 VLLM_DP_SIZE=2 VLLM_DP_MASTER_IP=127.0.0.1 VLLM_DP_MASTER_PORT=25940 python -m"
+                + " vllm.entrypoints.openai.api_server --enable-expert-parallel --model $MODEL_PATH   --tensor-parallel-size 4"
+                + " --max-model-len $MAX_MODEL_LEN --gpu-memory-utilization 0.90 --max-num-seqs 32 --trust-remote-code --port 8802\n";
+        assertThat(deployment(line)).filteredOn(o -> !o.quantity().contractName().equals("server_start"))
+                .extracting(x -> x.quantity().contractName(), Observation::value, x -> x.context().component())
+                .containsExactly(
+                        tuple("data_parallel_rank", 1.0, "VLLM_DP_RANK"),
+                        tuple("data_parallel_size", 2.0, "VLLM_DP_SIZE"),
+                        tuple("tensor_parallel_size", 4.0, null),
+                        tuple("memory_utilization", 0.9, null));
     }
 }

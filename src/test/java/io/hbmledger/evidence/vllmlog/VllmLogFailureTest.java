@@ -272,4 +272,58 @@ class VllmLogFailureTest {
         assertThat(of("INFO 01-01 00:00:00 [block_pool.py:1] Overriding num_gpu_blocks=9853 with num_gpu_blocks_override=512",
                 "gpu_blocks")).isEmpty();
     }
+
+    /**
+     * vLLM V1's profiling check (v1/worker/gpu_worker.py determine_available_memory, "Initial free memory
+     * {format_gib} GiB, current free memory {format_gib} GiB"), as quoted in vllm PR #33358 (XPU, both 30.3):
+     * both free readings and the failure, in the engine core's process; the traceback's source line above it is none.
+     */
+    @Test
+    void profilingCheckV1InGib() {
+        String text = "(EngineCore_DP0 pid=418) ERROR 01-29 15:38:21 [core.py:946]     assert self.init_snapshot.free_memory > "
+                + "free_gpu_memory, (\n"
+                + "(EngineCore_DP0 pid=418) ERROR 01-29 15:38:21 [core.py:946] AssertionError: Error in memory profiling. Initial free "
+                + "memory 30.3 GiB, current free memory 30.3 GiB. This happens when other processes sharing the same container release "
+                + "GPU memory while vLLM is profiling during initialization. To fix this, ensure consistent GPU memory allocation or "
+                + "isolate vLLM in its own container.\n";
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::line, Observation::bytes, Observation::value,
+                        x -> x.context().component(), x -> x.context().pid())
+                .containsExactly(
+                        tuple("free_memory_at_start", 2, gib(30.3), null, null, 418L),
+                        tuple("free_memory_after_profile", 2, gib(30.3), null, null, 418L),
+                        tuple("memory_failure", 2, null, 1.0, "profiling_check", 418L));
+        assertThat(of(text, "memory_failure")).extracting(Observation::text).containsExactly("Error in memory profiling");
+    }
+
+    /**
+     * V0's form prints raw byte counts (vllm-ascend v0.7.1 worker.py, as vLLM's V0 worker/worker.py): vllm-ascend
+     * issue #109 on a 910B, free memory 58247258112 B before and 58247516160 B after (258048 B more).
+     */
+    @Test
+    void profilingCheckV0InBytes() {
+        String line = "[rank0]: AssertionError: Error in memory profiling. Initial free memory 58247258112, current free memory "
+                + "58247516160. This happens when the NPU memory was not properly cleaned up before initializing the vLLM instance.";
+        assertThat(obs(line)).extracting(x -> x.quantity().contractName(), Observation::bytes, x -> x.context().component())
+                .containsExactly(
+                        tuple("free_memory_at_start", 58_247_258_112L, null),
+                        tuple("free_memory_after_profile", 58_247_516_160L, null),
+                        tuple("memory_failure", null, "profiling_check"));
+        assertThat(detected(line)).isTrue();
+    }
+
+    /**
+     * The V1 line wrapped after its first figure, as vllm issue #56830 quotes it (H100 NVL, vLLM 0.29.0): the
+     * second figure is read from the next line, once.
+     */
+    @Test
+    void profilingCheckWrappedOverLines() {
+        String text = "AssertionError: Error in memory profiling. Initial free memory 82.94 GiB,\n"
+                + "current free memory 90.17 GiB. This happens when other processes sharing the\n"
+                + "same container release GPU memory while vLLM is profiling during initialization.\n";
+        assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::line, Observation::bytes, Observation::text)
+                .containsExactlyInAnyOrder(
+                        tuple("free_memory_at_start", 1, gib(82.94), "82.94 GiB"),
+                        tuple("memory_failure", 1, null, "Error in memory profiling"),
+                        tuple("free_memory_after_profile", 2, gib(90.17), "90.17 GiB"));
+    }
 }

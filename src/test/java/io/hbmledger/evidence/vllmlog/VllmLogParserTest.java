@@ -350,7 +350,7 @@ class VllmLogParserTest {
         String text = "INFO 01-01 00:00:00 [worker.py:1] Overriding num_gpu_blocks=6001 with num_gpu_blocks_override=512\n"
                 + "INFO 01-01 00:00:00 [executor_base.py:1] # CUDA blocks: 512, # CPU blocks: 1638\n";
         assertThat(obs(text)).extracting(x -> x.quantity().contractName(), Observation::value, Observation::line)
-                .containsExactly(tuple("gpu_blocks", 512.0, 2), tuple("cpu_blocks", 1638.0, 2));
+                .containsExactly(tuple("gpu_blocks", 512.0, 2), tuple("cpu_blocks", 1638.0, 2), tuple("device_type", 1.0, 2));
     }
 
     @Test

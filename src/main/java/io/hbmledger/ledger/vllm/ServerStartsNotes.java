@@ -1,0 +1,57 @@
+package io.hbmledger.ledger.vllm;
+
+import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.EvidenceSet;
+import io.hbmledger.ledger.RunDraft;
+import io.hbmledger.ledger.RunRule;
+import io.hbmledger.ledger.TaggedObservation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Run notes: which log held several starts, which lines were set aside, which log holds several servers. */
+public final class ServerStartsNotes implements RunRule {
+    @Override
+    public void apply(EvidenceSet ev, RunDraft run) {
+        Map<String, List<TaggedObservation>> earlier = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.quantity(Quantity.EARLIER_SERVER_START)) {
+            earlier.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t);
+        }
+        Map<String, List<TaggedObservation>> logs = ServerStartsInLog.byLog(ev.observations());
+        for (Map.Entry<String, List<TaggedObservation>> f : logs.entrySet()) {
+            List<Integer> servers = ServerStartsInLog.servers(f.getValue());
+            if (!servers.isEmpty()) {
+                Map<Integer, String> labels = ServerStartsInLog.labelsOf(f.getValue(), servers);
+                List<String> each = new ArrayList<>();
+                servers.forEach(line -> each.add(labels.get(line) + " from line " + Math.max(line, 1)));
+                boolean ranks = labels.values().stream().anyMatch(l -> l.contains(", DP rank "));
+                run.note("WARNING: " + f.getKey() + " holds " + servers.size() + " servers of different "
+                        + (ranks ? "models or DP ranks" : "models") + " ("
+                        + String.join(", ", each) + "), not restarts of one: the findings treat each as its own"
+                        + " instance; the ledger lines take each figure from the last server that prints it");
+            }
+        }
+        for (Map.Entry<String, List<TaggedObservation>> f : earlier.entrySet()) {
+            List<String> where = new ArrayList<>();
+            int figures = 0;
+            for (TaggedObservation t : f.getValue()) {
+                where.add(t.o().text().startsWith("figures before") ? "the top of the file" : "line " + t.o().line());
+                figures += t.o().value().intValue();
+            }
+            if (!ServerStartsInLog.servers(logs.getOrDefault(f.getKey(), List.of())).isEmpty()) {
+                run.note("WARNING: " + f.getKey() + " holds restarts (earlier starts at " + String.join(", ", where)
+                        + "); only each server's last start is used: the " + figures + " figure(s) of the earlier"
+                        + " starts belong to another run of that server and are left out");
+                continue;
+            }
+            // the first line kept: the marker, or a setting printed for this start before it
+            int last = ev.where(t -> t.file().equals(f.getKey()) && t.isVllm()
+                            && t.quantity() != Quantity.EARLIER_SERVER_START)
+                    .stream().mapToInt(t -> t.o().line()).min().orElse(0);
+            run.note("WARNING: " + f.getKey() + " holds " + (where.size() + 1) + " server starts (earlier ones at "
+                    + String.join(", ", where) + "); only the last start, from line " + last + ", is used: the "
+                    + figures + " figure(s) printed before it belong to another run of the server and are left out");
+        }
+    }
+}

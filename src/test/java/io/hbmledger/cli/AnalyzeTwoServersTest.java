@@ -1,0 +1,107 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hbmledger.testing.Corpus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One log with the starts of two different models is two servers, not a restart of one: each
+ * keeps its figures and is its own instance in the findings. A start of the same model again is
+ * still a restart (its earlier figures set aside).
+ */
+class AnalyzeTwoServersTest {
+
+    @TempDir
+    Path tmp;
+
+    private JsonNode analyze(Path log) throws Exception {
+        return AnalyzeFindingsTest.json(CliRun.of("analyze", log.toString(), "--no-write", "--format", "json"));
+    }
+
+    private static List<String> kindsAndInstances(JsonNode report) {
+        List<String> out = new ArrayList<>();
+        report.get("findings").forEach(f -> out.add(f.get("kind").asText() + " " + f.path("instance").asText("")));
+        return out;
+    }
+
+    /**
+     * vllm #10533 as posted: a 72B at 0.75 and a 14B at 0.20 on one 80 GB A100, the two start
+     * commands one after the other with no figure between, then the 14B's refusal and the head of
+     * its profiling line (total 79.15 GiB). The shares sum to 0.75 + 0.20 = 0.95; 0.95 x 79.15 =
+     * 75.1925 -> 75.19 GiB asked together.
+     */
+    @Test
+    void twoStartCommandsOfDifferentModelsAreTwoInstances() throws Exception {
+        String command = "python3 -m vllm.entrypoints.openai.api_server \\\n"
+                + "        --model /models/Qwen2.5-%s-Instruct-GPTQ-Int4 \\\n"
+                + "        --gpu-memory-utilization %s \\\n"
+                + "        --max-model-len=16384 \\\n"
+                + "        --served-model-name qwen2.5-14b \\\n"
+                + "        --quantization=gptq \\\n"
+                + "        --enforce-eager \\\n"
+                + "        --enable-chunked-prefill \\\n"
+                + "        --enable-prefix-caching\n";
+        Path log = tmp.resolve("i10533.log");
+        Files.writeString(log, String.format(command, "72B", "0.75") + String.format(command, "14B", "0.20")
+                + "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when"
+                + " initializing the engine.\n"
+                + "Memory profiling results: total_gpu_memory=79.15GiB initial_memory_usage=68.01GiB\n");
+        JsonNode report = analyze(log);
+        assertThat(kindsAndInstances(report)).containsExactly(
+                "kv_negative i10533.log (/models/Qwen2.5-14B-Instruct-GPTQ-Int4)",
+                "over_subscribed ");
+        JsonNode over = report.get("findings").get(1);
+        assertThat(over.get("text").asText()).contains("0.75 + 0.2 = 0.95", "75.19 GiB", "79.15 GiB");
+        // both shares are the user's own --gpu-memory-utilization, not printed by vLLM
+        assertThat(over.get("figures").get(0).get("confidence").asText()).isEqualTo("inferred");
+        assertThat(report.get("findings").get(0).get("text").asText()).contains("gpu_memory_utilization 0.2");
+        assertThat(report.get("notes").toString()).contains("holds 2 servers of different models"
+                + " (/models/Qwen2.5-72B-Instruct-GPTQ-Int4 from line 1, /models/Qwen2.5-14B-Instruct-GPTQ-Int4 from line 10)");
+    }
+
+    /**
+     * Two real logs appended: facebook/opt-125m (vllm PR #3120, weights 244.61 MB) then
+     * Qwen2.5-3B-Instruct (vllm-ascend #1425, weights 5.7917 GB x 2^30 = 6218790522 B). The first
+     * is another server, not an earlier run of the second: its weights line stays in the evidence
+     * the findings read; the same log appended to itself is a restart, as before.
+     */
+    @Test
+    void appendedLogsOfDifferentModelsAreNotARestart() throws Exception {
+        String opt = Files.readString(Corpus.file("vllm-log/vllm-pr3120_opt-125m_weights_in_MB_gpu_blocks.log"));
+        String qwen = Files.readString(Corpus.file("vllm-log/vllm-ascend-1425_310P3_qwen2.5-3B_v0_npu_blocks_dot_glued.log"));
+        Path two = tmp.resolve("two.log");
+        Files.writeString(two, opt + qwen);
+        JsonNode report = analyze(two);
+        assertThat(report.get("notes").toString()).contains("holds 2 servers of different models (facebook/opt-125m from"
+                + " line 1, /models/Qwen2.5-3B-Instruct from line 5)").doesNotContain("only the last start");
+        JsonNode weights = AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), "weights");
+        assertThat(weights.get("bytes").asLong()).isEqualTo(6_218_790_522L);
+
+        Path again = tmp.resolve("again.log");
+        Files.writeString(again, qwen + qwen);
+        assertThat(analyze(again).get("notes").toString()).contains("holds 2 server starts").contains("only the last start");
+    }
+
+    /**
+     * vllm PR #19096's LLM(model=model_path, ...) call (a variable, no model name) before a real engine
+     * log (vllm PR #3120, facebook/opt-125m): one server, not two of different models.
+     */
+    @Test
+    void aModelNamedByAVariableIsNoOtherModel() throws Exception {
+        String call = "    llm = LLM(\n        model=model_path,\n        tensor_parallel_size=tp_size,\n"
+                + "        enforce_eager=enforce_eager,\n        distributed_executor_backend=\"external_launcher\",\n    )\n";
+        Path log = tmp.resolve("call.log");
+        Files.writeString(log, call + Files.readString(Corpus.file("vllm-log/vllm-pr3120_opt-125m_weights_in_MB_gpu_blocks.log")));
+        JsonNode report = analyze(log);
+        assertThat(report.get("notes").toString()).doesNotContain("servers of different models");
+        assertThat(AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), "weights").get("bytes").asLong())
+                .isEqualTo(256_492_175L); // 244.61 MB x 2^20
+    }
+}
