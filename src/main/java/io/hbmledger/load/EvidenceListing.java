@@ -4,7 +4,10 @@ import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
+import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.msprof.MsprofDirectory;
+import io.hbmledger.evidence.msprof.MsprofFiles;
+import io.hbmledger.evidence.msprof.MsprofReader;
 import io.hbmledger.run.FileProblem;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,29 +36,104 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         return files.stream().allMatch(EvidenceFile::usable);
     }
 
-    /** Reads each file as given (its name as given is how it is shown). */
+    /**
+     * Reads each file as given (its name as given is how it is shown). The msprof CSV exports
+     * among them are read together ({@link MsprofReader#readTogether}), the others one by one.
+     */
     public static EvidenceListing read(List<Path> paths) {
         EvidenceReaders readers = EvidenceReaders.all();
+        List<Slot> slots = new ArrayList<>();
+        for (Path file : paths) {
+            try {
+                slots.addAll(named(readers, file));
+            } catch (EvidenceException e) {
+                slots.add(Slot.failed(file.toString(), e));
+            } catch (IOException e) {
+                slots.add(Slot.failed(file.toString(), e));
+            }
+        }
+        List<Slot> msprof = new ArrayList<>();
+        for (Slot s : slots) {
+            if (s.file != null && isMsprofCsv(s.file)) {
+                msprof.add(s);
+            }
+        }
+        if (!msprof.isEmpty()) {
+            try {
+                List<MsprofReader.Outcome> outcomes = MsprofReader.readTogether(
+                        msprof.stream().map(s -> s.file).toList(), msprof.stream().map(s -> s.shown).toList());
+                for (int i = 0; i < msprof.size(); i++) {
+                    msprof.get(i).outcome = outcomes.get(i);
+                }
+            } catch (IOException e) {
+                msprof.forEach(s -> s.outcome = new MsprofReader.Outcome(null, e));
+            }
+        }
         List<EvidenceFile> results = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        for (Path file : paths) {
-            String shown = file.toString();
-            try {
-                for (EvidenceFile f : readNamed(readers, file)) {
-                    results.add(f);
-                    if (!f.usable()) {
-                        f.warnings().forEach(w -> problems.add(f.path() + ": " + w));
-                    }
+        for (Slot s : slots) {
+            Exception failure = s.outcome != null ? s.outcome.failure() : s.failure;
+            EvidenceFile f = s.outcome != null ? s.outcome.file() : s.read;
+            if (f == null && failure == null) {
+                try {
+                    f = readers.read(s.file, s.shown);
+                } catch (EvidenceException | IOException e) {
+                    failure = e;
                 }
-            } catch (EvidenceException e) {
+            }
+            if (failure instanceof EvidenceException e) {
                 problems.add(e.getMessage());
-                results.add(new EvidenceFile(shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
-            } catch (IOException e) {
-                problems.add(shown + ": " + FileProblem.cannotRead(e));
-                results.add(new EvidenceFile(shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
+                results.add(new EvidenceFile(s.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
+            } else if (failure instanceof IOException e) {
+                problems.add(s.shown + ": " + FileProblem.cannotRead(e));
+                results.add(new EvidenceFile(s.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
+            } else {
+                results.add(f);
+                if (!f.usable()) {
+                    EvidenceFile unusable = f;
+                    f.warnings().forEach(w -> problems.add(unusable.path() + ": " + w));
+                }
             }
         }
         return new EvidenceListing(results, problems);
+    }
+
+    /** One file to list: still to read ({@code file}), already read, or failed before it could be. */
+    private static final class Slot {
+        final String shown;
+        final Path file;
+        final EvidenceFile read;
+        final Exception failure;
+        MsprofReader.Outcome outcome;
+
+        private Slot(String shown, Path file, EvidenceFile read, Exception failure) {
+            this.shown = shown;
+            this.file = file;
+            this.read = read;
+            this.failure = failure;
+        }
+
+        static Slot toRead(Path file, String shown) {
+            return new Slot(shown, file, null, null);
+        }
+
+        static Slot read(EvidenceFile f) {
+            return new Slot(f.path(), null, f, null);
+        }
+
+        static Slot failed(String shown, Exception e) {
+            return new Slot(shown, null, null, e);
+        }
+    }
+
+    /** A regular file that starts with an msprof memory table's CSV header. */
+    private static boolean isMsprofCsv(Path file) {
+        try {
+            return Files.isRegularFile(file)
+                    && MsprofFiles.detect(FileHead.of(file).head()).orElse(null) == MsprofFiles.FORMAT_CSV;
+        } catch (IOException e) {
+            return false; // read alone, where the reader says what went wrong
+        }
     }
 
     /**
@@ -64,25 +142,26 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
      * reads it as a file, and shown as {@code -}; an msprof {@code PROF_*} / torch_npu
      * {@code *_ascend_pt} directory (or one holding some) stands for the files exported under it.
      */
-    private static List<EvidenceFile> readNamed(EvidenceReaders readers, Path file) throws IOException, EvidenceException {
+    private static List<Slot> named(EvidenceReaders readers, Path file) throws IOException, EvidenceException {
         if (file.toString().equals("-")) {
+            // read at once: its temporary file goes with it
             Path tmp = Files.createTempFile("hbm-ledger-stdin-", ".txt");
             try {
                 try (InputStream in = System.in) {
                     Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
                 }
-                return List.of(readers.read(tmp, "-"));
+                return List.of(Slot.read(readers.read(tmp, "-")));
             } finally {
                 Files.deleteIfExists(tmp);
             }
         }
         if (Files.isDirectory(file)) {
-            List<EvidenceFile> out = new ArrayList<>();
+            List<Slot> out = new ArrayList<>();
             for (Path p : MsprofDirectory.exportedFiles(file, file.toString())) {
-                out.add(readers.read(p, p.toString()));
+                out.add(Slot.toRead(p, p.toString()));
             }
             return out;
         }
-        return List.of(readers.read(file, file.toString()));
+        return List.of(Slot.toRead(file, file.toString()));
     }
 }

@@ -9,6 +9,7 @@ import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,14 +37,78 @@ public final class MsprofReader implements EvidenceReader {
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException {
-        MsprofFileResult r;
-        try (MsprofExecutor ex = MsprofExecutor.create()) {
-            r = ex.withProgress(head.size(), displayPath,
-                    progress -> MsprofFiles.read(file, displayPath, null, Map.of(), ex.executor(),
-                            ex.parallelism(), progress));
+        Outcome only = readTogether(List.of(file), List.of(displayPath)).get(0);
+        if (only.failure() instanceof EvidenceException e) {
+            throw e;
         }
-        refuseEmpty(r, displayPath);
-        return toEvidence(r);
+        if (only.failure() instanceof IOException e) {
+            throw e;
+        }
+        return only.file();
+    }
+
+    /**
+     * What reading one file gave: the file, or why it could not be read.
+     *
+     * @param file the file's evidence; null when it failed
+     * @param failure an {@link IOException} or {@link EvidenceException}, as {@link #read} throws; null when read
+     */
+    public record Outcome(EvidenceFile file, Exception failure) {
+    }
+
+    /**
+     * Reads several msprof files (CSV or SQLite) at once, on one pool of one thread per core with
+     * one progress bar: the parts of every file in one queue, the largest file's first. One
+     * file after another, a small file read first (npu_mem beside npu_module_mem) was read while
+     * the JIT was cold and then waited for its last part before the next file began: ~35 ms of
+     * a 1 GiB export's ~0.5 s (issue 17, measured).
+     *
+     * @param files the files
+     * @param displayPaths how each is named in results and messages
+     * @return one outcome per file, in the order given
+     */
+    public static List<Outcome> readTogether(List<Path> files, List<String> displayPaths) throws IOException {
+        long total = 0;
+        Integer[] order = new Integer[files.size()];
+        long[] sizes = new long[files.size()];
+        for (int i = 0; i < files.size(); i++) {
+            order[i] = i;
+            sizes[i] = Files.isRegularFile(files.get(i)) ? Files.size(files.get(i)) : 0;
+            total += sizes[i];
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
+        String label = files.size() == 1 ? displayPaths.get(0) : files.size() + " msprof files";
+        try (MsprofExecutor ex = MsprofExecutor.create()) {
+            return ex.withProgress(total, label, progress -> {
+                MsprofFiles.Pending[] pending = new MsprofFiles.Pending[files.size()];
+                Exception[] failed = new Exception[files.size()];
+                for (int i : order) {
+                    try {
+                        pending[i] = MsprofFiles.start(files.get(i), displayPaths.get(i), null, MsprofPass.of(Map.of()),
+                                ex.executor(), ex.parallelism(), progress);
+                    } catch (IOException | EvidenceException e) {
+                        failed[i] = e;
+                    }
+                }
+                List<Outcome> out = new ArrayList<>();
+                for (int i = 0; i < files.size(); i++) {
+                    if (failed[i] != null) {
+                        out.add(new Outcome(null, failed[i]));
+                        continue;
+                    }
+                    try {
+                        MsprofFileResult r = pending[i].get();
+                        refuseEmpty(r, displayPaths.get(i));
+                        out.add(new Outcome(toEvidence(r), null));
+                    } catch (IOException | EvidenceException e) {
+                        out.add(new Outcome(null, e));
+                    }
+                }
+                return out;
+            });
+        } catch (EvidenceException e) {
+            throw new IllegalStateException("every file's exception is kept in its outcome", e);
+        }
     }
 
     /**
