@@ -58,6 +58,10 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && (args[0].equals("evidence") || args[0].equals("analyze"))) {
+            // the verbs that may read msprof exports: their readers' first use links on another core
+            io.hbmledger.evidence.msprof.MsprofReader.prepareInBackground();
+        }
         // before picocli takes System.out / System.err: every verb's terminal output goes through it
         System.setOut(new java.io.PrintStream(new TerminalSafeOutput(System.out), true, Charset.defaultCharset()));
         System.setErr(new java.io.PrintStream(new TerminalSafeOutput(System.err), true, Charset.defaultCharset()));

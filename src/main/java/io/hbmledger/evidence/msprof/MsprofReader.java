@@ -26,6 +26,18 @@ import java.util.Optional;
  */
 public final class MsprofReader implements EvidenceReader {
 
+    /**
+     * Links what the readers' first rows need, on a daemon thread, so that it happens while the
+     * command line is parsed: the word reads' {@code VarHandle} spins ~16 method-handle classes at
+     * its first use (the class-data archive cannot hold them on JDK 17), ~10 ms that the reader
+     * threads otherwise wait for at their start (issue 17, measured).
+     */
+    public static void prepareInBackground() {
+        Thread t = new Thread(() -> Swar.word(new byte[16], 0), "msprof-prepare");
+        t.setDaemon(true);
+        t.start();
+    }
+
     @Override
     public Optional<EvidenceFormat> detect(FileHead head) {
         return MsprofFiles.detect(head.head());
