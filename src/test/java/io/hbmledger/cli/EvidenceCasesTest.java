@@ -119,6 +119,22 @@ class EvidenceCasesTest {
     }
 
     @Test
+    void standardInputNamedTwiceIsNamedAsSuch() throws Exception {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(Files.readAllBytes(Cases.file(C8621, "npu-smi.txt"))));
+            CliRun r = CliRun.of("evidence", "-", "-");
+            // the second "-" said "cannot read: stream closed"
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).isEqualTo("hbm-ledger: -: standard input is named a second time; it can be read only once:"
+                    + " name - once, or save each input to a file and name the files" + System.lineSeparator());
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
     void anUnexportedProfDirectoryNamesTheExportCommand() throws Exception {
         Path prof = Files.createDirectories(tmp.resolve("profiling/PROF_000001_20250101_abc/device_0/data"));
         CliRun r = CliRun.of("evidence", tmp.resolve("profiling").toString());
