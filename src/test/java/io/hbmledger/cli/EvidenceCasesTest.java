@@ -135,6 +135,20 @@ class EvidenceCasesTest {
     }
 
     @Test
+    void aPipeSaysHowToGiveItsOutput() throws Exception {
+        // what a shell's process substitution names: hbm-ledger evidence <(ssh host npu-smi info)
+        Path fifo = tmp.resolve("npu-smi.fifo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0,
+                "mkfifo is needed to make a pipe");
+        CliRun r = CliRun.of("evidence", Cases.file(C8621, "npu-smi.txt").toString(), fifo.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        // it said "found a directory or special file; check the path"
+        assertThat(r.err()).contains(fifo + ": expected a regular file, found a special file (a pipe such as <(...), a device"
+                + " or a socket), which is not read: pipe it into - (standard input) or save it to a file first");
+    }
+
+    @Test
     void anUnexportedProfDirectoryNamesTheExportCommand() throws Exception {
         Path prof = Files.createDirectories(tmp.resolve("profiling/PROF_000001_20250101_abc/device_0/data"));
         CliRun r = CliRun.of("evidence", tmp.resolve("profiling").toString());
