@@ -102,12 +102,18 @@ public final class WorkedAnswer {
         return Optional.empty();
     }
 
-    /** True when a line of output (log, error or device table line) is in none of the named files. */
+    /**
+     * True when a line of output is in none of the named files: a log or error line, or a device
+     * table line inside a fence (outside one, "| device | weights | kv |" is a write-up's own
+     * markdown table).
+     */
     private static boolean ownOutput(String[] lines, List<String> named, Function<String, String> namedText) {
         List<String> texts = named.stream().map(namedText).filter(t -> t != null).toList();
+        boolean fenced = false;
         for (String line : lines) {
             PasteLine kind = PasteLine.of(line);
-            if (kind != PasteLine.SMI && kind != PasteLine.LOG) {
+            fenced ^= kind == PasteLine.FENCE;
+            if (kind != PasteLine.LOG && !(kind == PasteLine.SMI && fenced)) {
                 continue;
             }
             String output = PasteLine.unquoted(line).strip();

@@ -95,6 +95,9 @@ class WorkedAnswerTest {
                 + " startup is less than desired GPU memory utilization (0.9, 54.86 GiB). Decrease GPU memory utilization or"
                 + " reduce GPU memory used by other processes.\n```\n";
         assertThat(WorkedAnswer.of(quoting, others(md), beside(md))).isPresent();
+        // nor does a markdown table of its own figures make it evidence (case 8621's ledger as a table)
+        String table = text(md) + "\n| device | capacity | used | free |\n|---|---|---|---|\n| npu:0 | 64.00 | 58.47 | 5.53 |\n";
+        assertThat(WorkedAnswer.of(table, others(md), beside(md))).isPresent();
     }
 
     @Test
