@@ -51,9 +51,12 @@ public final class EvidenceReaders {
      */
     public EvidenceFile read(Path file, String displayPath) throws IOException, EvidenceException {
         if (!Files.isRegularFile(file)) {
-            throw new EvidenceException(displayPath, 0,
-                    "expected a regular file, found " + (Files.exists(file) ? "a directory or special file" : "nothing")
-                            + "; check the path");
+            // a pipe is what a shell's process substitution names: hbm-ledger evidence <(ssh host npu-smi info)
+            throw new EvidenceException(displayPath, 0, "expected a regular file, found "
+                    + (Files.isDirectory(file) ? "a directory; check the path"
+                            : Files.exists(file) ? "a special file (a pipe such as <(...), a device or a socket), which is"
+                                    + " not read: pipe it into - (standard input) or save it to a file first"
+                            : "nothing; check the path"));
         }
         FileHead head = FileHead.of(file);
         // before the empty-file check: a checkpointed write-ahead log is empty

@@ -43,7 +43,15 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
     public static EvidenceListing read(List<Path> paths) {
         EvidenceReaders readers = EvidenceReaders.all();
         List<Slot> slots = new ArrayList<>();
+        boolean stdinRead = false;
         for (Path file : paths) {
+            if (file.toString().equals("-") && stdinRead) {
+                // the first "-" read standard input to its end (and closed it)
+                slots.add(Slot.failed("-", new EvidenceException("-", 0, "standard input is named a second time;"
+                        + " it can be read only once: name - once, or save each input to a file and name the files")));
+                continue;
+            }
+            stdinRead |= file.toString().equals("-");
             try {
                 slots.addAll(named(readers, file));
             } catch (EvidenceException e) {

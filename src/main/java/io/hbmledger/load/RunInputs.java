@@ -90,7 +90,9 @@ final class RunInputs {
         for (Path f : found) {
             if (Files.isRegularFile(f) && Files.size(f) <= WRITE_UP_MAX_BYTES) {
                 List<String> others = found.stream().filter(o -> !o.equals(f)).map(o -> o.getFileName().toString()).toList();
-                Optional<WorkedAnswer.Verdict> v = WorkedAnswer.of(TextBytes.decode(Files.readAllBytes(f)), others);
+                Optional<WorkedAnswer.Verdict> v = WorkedAnswer.of(TextBytes.decode(Files.readAllBytes(f)), others,
+                        name -> found.stream().filter(o -> !o.equals(f) && o.getFileName().toString().equals(name))
+                                .findFirst().map(RunInputs::besideText).orElse(null));
                 if (v.isPresent()) {
                     skipped.add(f + ": " + v.get().reason() + "; name the file on its own to read it anyway");
                     continue;
@@ -99,6 +101,18 @@ final class RunInputs {
             out.add(f);
         }
         return out;
+    }
+
+    /** Largest file whose text a write-up's quotes are looked for in. */
+    private static final long QUOTED_MAX_BYTES = 64L << 20;
+
+    /** The text of another file of the folder, or null when it is too big or unreadable. */
+    private static String besideText(Path f) {
+        try {
+            return Files.isRegularFile(f) && Files.size(f) <= QUOTED_MAX_BYTES ? TextBytes.decode(Files.readAllBytes(f)) : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** run.json's evidence entries; each must be a regular file or an msprof export directory. */

@@ -35,6 +35,11 @@ final class ProfilingCheckRule {
         return out;
     }
 
+    /** "an NPU", "a GPU", "a device". */
+    private static String article(RunFacts.Accelerator acc) {
+        return acc == RunFacts.Accelerator.NPU ? "an" : "a";
+    }
+
     private static Finding disturbed(ServerFacts s, RunFacts.Accelerator acc) {
         Figure before = s.fact(Fact.FREE_AT_START).named("free_at_start");
         Figure after = s.fact(Fact.FREE_AFTER_PROFILE).named("free_after_profile");
@@ -65,7 +70,7 @@ final class ProfilingCheckRule {
         text.append(" vLLM sizes the KV cache from that fall, so it could not size it and stopped.");
         List<String> advice = List.of(
                 "Start vLLM while no other process on the " + acc.device() + " allocates or frees memory (let other"
-                        + " jobs on it finish starting or stopping first), or give vLLM a " + acc.device()
+                        + " jobs on it finish starting or stopping first), or give vLLM " + article(acc) + " " + acc.device()
                         + " or container of its own.",
                 "Where free memory cannot fall (a device whose free-memory reading does not count vLLM's own"
                         + " allocations, such as a GPU sharing host memory), set --kv-cache-memory=BYTES"

@@ -64,4 +64,21 @@ class AnalyzeProfilingCheckTest {
         assertThat(f.get("text").asText()).contains("i56830.log:2", "rose from 82.94 GiB to 90.17 GiB (+7.23 GiB)",
                 "released at least 7.23 GiB meanwhile.");
     }
+
+    @Test
+    void anNpuStartNamesTheNpu() throws Exception {
+        // vllm-ascend's check prints byte counts and says "NPU memory" (its e2e test_external_launcher
+        // failure, quoted in a contributor's notes); the engine config above it says device_config=npu.
+        // 47541829632 - 39909924864 = 7631904768 B = 7.11 GiB
+        JsonNode f = analyze("ascend.log", "INFO 02-17 08:21:52 llm_engine.py:232] Initializing a V0 LLM engine (v0.7.1)"
+                + " with config: model='/models/Qwen3-0.6B', dtype=torch.bfloat16, max_seq_len=32768,"
+                + " tensor_parallel_size=1, device_config=npu\n"
+                + "AssertionError: Error in memory profiling. Initial free memory 39909924864, current free memory"
+                + " 47541829632. This happens when the NPU memory was not properly cleaned up before initializing the vLLM"
+                + " instance.\n").get("findings").get(0);
+        assertThat(f.get("kind").asText()).isEqualTo("profiling_disturbed");
+        assertThat(figure(f, "free_memory_rise").get("bytes").asLong()).isEqualTo(7_631_904_768L);
+        assertThat(f.get("text").asText()).contains("free memory on the NPU rose from 37.17 GiB to 44.28 GiB (+7.11 GiB)");
+        assertThat(f.get("advice").get(0).asText()).contains("or give vLLM an NPU or container of its own");
+    }
 }

@@ -104,4 +104,29 @@ class AnalyzeTwoServersTest {
         assertThat(AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(report, 0), "weights").get("bytes").asLong())
                 .isEqualTo(256_492_175L); // 244.61 MB x 2^20
     }
+
+    /**
+     * Two start commands as inline code in one line of an issue's prose, then the refusal of one of
+     * them (vllm-ascend's start check, as in vllm-ascend #8621). Starts are told apart by line, so
+     * the line is one start: before, it was split into an empty start and one holding both models,
+     * and the run said both "2 servers (/models/Qwen2.5-7B-Instruct from line 3,
+     * /models/Qwen2.5-7B-Instruct from line 3)" and "holds restarts", and labelled the refusal with
+     * the first model although the prose says the second failed.
+     */
+    @Test
+    void twoStartCommandsOnOneLineOfProseAreOneStartAndSaidSo() throws Exception {
+        Path issue = tmp.resolve("issue.md");
+        Files.writeString(issue, "I run two models on one 910B2 card.\n\n"
+                + "I start the first with `vllm serve /models/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.45 --port 8001`"
+                + " and the second with `vllm serve /models/Qwen3-8B --gpu-memory-utilization 0.45 --port 8002`.\n\n"
+                + "The second fails:\n\n```\n"
+                + "ValueError: Free memory on device (4.12/60.96 GiB) on startup is less than desired GPU memory utilization"
+                + " (0.45, 27.43 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.\n```\n");
+        JsonNode report = analyze(issue);
+        assertThat(kindsAndInstances(report)).containsExactly("start_refused issue.md");
+        String notes = report.get("notes").toString();
+        assertThat(notes).contains("issue.md:3 starts servers of 2 different models on one line"
+                + " (/models/Qwen2.5-7B-Instruct, /models/Qwen3-8B): they are read as one start");
+        assertThat(notes).doesNotContain("holds restarts").doesNotContain("servers of different models");
+    }
 }

@@ -119,6 +119,36 @@ class EvidenceCasesTest {
     }
 
     @Test
+    void standardInputNamedTwiceIsNamedAsSuch() throws Exception {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(Files.readAllBytes(Cases.file(C8621, "npu-smi.txt"))));
+            CliRun r = CliRun.of("evidence", "-", "-");
+            // the second "-" said "cannot read: stream closed"
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).isEqualTo("hbm-ledger: -: standard input is named a second time; it can be read only once:"
+                    + " name - once, or save each input to a file and name the files" + System.lineSeparator());
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
+    void aPipeSaysHowToGiveItsOutput() throws Exception {
+        // what a shell's process substitution names: hbm-ledger evidence <(ssh host npu-smi info)
+        Path fifo = tmp.resolve("npu-smi.fifo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0,
+                "mkfifo is needed to make a pipe");
+        CliRun r = CliRun.of("evidence", Cases.file(C8621, "npu-smi.txt").toString(), fifo.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        // it said "found a directory or special file; check the path"
+        assertThat(r.err()).contains(fifo + ": expected a regular file, found a special file (a pipe such as <(...), a device"
+                + " or a socket), which is not read: pipe it into - (standard input) or save it to a file first");
+    }
+
+    @Test
     void anUnexportedProfDirectoryNamesTheExportCommand() throws Exception {
         Path prof = Files.createDirectories(tmp.resolve("profiling/PROF_000001_20250101_abc/device_0/data"));
         CliRun r = CliRun.of("evidence", tmp.resolve("profiling").toString());

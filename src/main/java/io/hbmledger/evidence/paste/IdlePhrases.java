@@ -16,17 +16,24 @@ import java.util.regex.Pattern;
  */
 public final class IdlePhrases {
 
+    /**
+     * Starting the server, in any tense: "after I started vLLM" said nothing, so a table below
+     * "before starting, the card had 3 GB; after I started vLLM, npu-smi showed:" was taken as idle.
+     */
+    private static final String STARTED = "(?:start(?:s|ed|ing)?|launch(?:es|ed|ing)?|run(?:s|ning)?|ran"
+            + "|load(?:s|ed|ing)?|deploy(?:s|ed|ing)?)\\b";
+
     /** Phrases saying the devices were idle or the server not started yet. */
     private static final Pattern BEFORE = Pattern.compile(
-            "(?i)\\bbefore\\s+(?:i\\s+|we\\s+)?(?:start|starting|launch|launching|run|running|load|loading|deploy|deploying)\\b"
-                    + "|\\bbefore\\s+(?:the\\s+)?(?:vllm|server|service|model|engine)\\b"
+            "(?i)\\b(?:before|prior\\s+to)\\s+(?:i\\s+|we\\s+)?" + STARTED
+                    + "|\\b(?:before|prior\\s+to)\\s+(?:the\\s+)?`*(?:vllm|server|service|model|engine)\\b"
                     + "|\\b(?:is|are|was|were|sits?|stay(?:s|ed)?)\\s+idle\\b|\\bidle\\s+(?:state|cards?|npus?|devices?|gpus?)\\b"
                     + "|\\bno\\s+(?:process(?:es)?|service|server|model)\\s+(?:is\\s+|was\\s+)?(?:running|started|loaded)\\b"
                     + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?前|(?:未|没有|还没|尚未)(?:启动|拉起|部署|运行)|空闲");
     /** Phrases saying the server was started or running: a table after them is not idle. */
     private static final Pattern AFTER = Pattern.compile(
-            "(?i)\\bafter\\s+(?:i\\s+|we\\s+)?(?:start|starting|launch|launching|run|running|load|loading|deploy|deploying)\\b"
-                    + "|\\bafter\\s+(?:the\\s+)?(?:vllm|server|service|model|engine)\\b"
+            "(?i)\\bafter\\s+(?:i\\s+|we\\s+)?" + STARTED
+                    + "|\\bafter\\s+(?:the\\s+)?`*(?:vllm|server|service|model|engine)\\b"
                     + "|\\bonce\\s+(?:vllm|the\\s+server|the\\s+service|the\\s+model|it)\\s+(?:is|was)\\s+(?:up|running|started|loaded)\\b"
                     + "|\\b(?:vllm|the\\s+server|the\\s+service)\\s+(?:is|was)\\s+(?:up|running|started)\\b"
                     + "|\\bwhile\\s+(?:vllm|the\\s+server|it)\\s+(?:is\\s+|was\\s+)?(?:running|serving)\\b"

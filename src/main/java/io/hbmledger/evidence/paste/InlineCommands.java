@@ -25,6 +25,13 @@ final class InlineCommands {
     private static final Pattern COMMAND = Pattern.compile(
             "^\\s*(?:[$#]\\s+)?(?:sudo\\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=\\S*\\s+)*"
                     + "(?:vllm\\s+serve|(?:\\S*/)?python[\\d.]*\\s+-m\\s+vllm\\.entrypoints\\.\\S+)\\s+\\S");
+    /**
+     * Flags in spans of their own after a command's span on the same line, joined by a few words
+     * only: "I run {@code `vllm serve M`} with {@code `--gpu-memory-utilization 0.9`} and
+     * {@code `--max-model-len 8192`}". A flag further on, after a sentence, is not taken.
+     */
+    private static final Pattern JOINED_FLAGS = Pattern.compile(
+            "^(?:\\s|,|(?i:and|with|plus|using))*(`{1,2})\\s*(--?[A-Za-z][^`]*?)\\1(?!`)");
     /** A line that is one inline span holding flags only: the next line of a command written span by span. */
     private static final Pattern FLAG_LINE = Pattern.compile("^\\s*`{1,2}\\s*(--?[A-Za-z][^`]*?)`{1,2}\\s*$");
 
@@ -53,16 +60,23 @@ final class InlineCommands {
     static List<Command> find(List<String> lines, int first, int last) {
         List<Command> out = new ArrayList<>();
         for (int n = first; n <= last; n++) {
-            Matcher span = SPAN.matcher(PasteLine.unquoted(lines.get(n - 1)));
+            String line = PasteLine.unquoted(lines.get(n - 1));
+            Matcher span = SPAN.matcher(line);
             while (span.find()) {
                 String code = span.group(2);
                 if (!COMMAND.matcher(code).find()) {
                     continue;
                 }
+                int end = span.end();
+                for (Matcher f = JOINED_FLAGS.matcher(line.substring(end)); f.find(); f = JOINED_FLAGS.matcher(line.substring(end))) {
+                    code = code.stripTrailing() + " " + f.group(2).strip();
+                    end += f.end();
+                }
+                span.region(end, line.length());
                 List<String> texts = new ArrayList<>();
                 texts.add(code);
                 // only a span that ends its line can go on below (one span per line)
-                boolean endsLine = PasteLine.unquoted(lines.get(n - 1)).substring(span.end()).isBlank();
+                boolean endsLine = line.substring(end).isBlank();
                 int next = n + 1;
                 while (endsLine && next <= last) {
                     Matcher flags = FLAG_LINE.matcher(PasteLine.unquoted(lines.get(next - 1)));

@@ -80,12 +80,19 @@ public final class PasteReader implements EvidenceReader {
         return output || SUBJECT.matcher(text).find() ? Optional.of(FORMAT) : Optional.empty();
     }
 
+    /**
+     * A device table with log lines, or with what the prose itself gives (a start command as inline
+     * code, a share stated as a percentage): the npu-smi reader would take the text whole and drop
+     * the start command of "vLLM was started with `vllm serve M --gpu-memory-utilization 0.85`".
+     */
     private static boolean mixesTools(List<String> lines) {
         boolean smi = false;
         boolean log = false;
         for (PasteSegment s : PasteSegmenter.split(lines)) {
             smi |= s.kind() == PasteLine.SMI;
             log |= s.kind() == PasteLine.LOG;
+            log |= s.kind() == PasteLine.PROSE && (!InlineCommands.find(lines, s.first(), s.last()).isEmpty()
+                    || !UtilizationStatement.read(lines, s.first(), s.last()).isEmpty());
         }
         return smi && log;
     }

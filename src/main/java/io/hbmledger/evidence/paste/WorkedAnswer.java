@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -16,7 +17,11 @@ import java.util.regex.Pattern;
  * evidence it is about), and it carries an answer: a heading or bold label such as
  * {@code **One-line answer:**}, {@code ## Conclusion}, {@code **结论**}. A user's own issue text
  * may name an attachment, but does not answer itself; an answer without file names may be a
- * pasted comment holding real output, so both are needed. Pure: text in, verdict out.
+ * pasted comment holding real output, so both are needed. And a text that holds output lines of
+ * its own (a log or a device table pasted in a fence or in the prose, found in none of the files it
+ * names) is the user's issue, whatever its headings say ("### Answer I got from the docs
+ * chatbot"): a write-up quotes the other files, it brings no output they lack. Pure: text in,
+ * verdict out.
  */
 public final class WorkedAnswer {
 
@@ -64,6 +69,18 @@ public final class WorkedAnswer {
      * @return why the text is a write-up, or empty when it is to be read as evidence
      */
     public static Optional<Verdict> of(String text, Collection<String> otherFiles) {
+        return of(text, otherFiles, name -> null);
+    }
+
+    /**
+     * @param text the file's text
+     * @param otherFiles the names (without folder) of the other files beside it
+     * @param namedText the text of another file by its name, or null when it cannot be read
+     * @return why the text is a write-up, or empty when it is to be read as evidence: it does not
+     *     name other files, carries no answer, or holds an output line that none of the files it
+     *     names contains
+     */
+    public static Optional<Verdict> of(String text, Collection<String> otherFiles, Function<String, String> namedText) {
         List<String> named = new ArrayList<>();
         for (String name : otherFiles) {
             // a bare "log" or "a" would match prose; a file name with an extension is specific
@@ -78,9 +95,32 @@ public final class WorkedAnswer {
         for (int i = 0; i < lines.length; i++) {
             Matcher m = ANSWER_LABEL.matcher(lines[i]);
             if (m.find()) {
-                return Optional.of(new Verdict(named, i + 1, label(lines[i].strip())));
+                return ownOutput(lines, named, namedText) ? Optional.empty()
+                        : Optional.of(new Verdict(named, i + 1, label(lines[i].strip())));
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * True when a line of output is in none of the named files: a log or error line, or a device
+     * table line inside a fence (outside one, "| device | weights | kv |" is a write-up's own
+     * markdown table).
+     */
+    private static boolean ownOutput(String[] lines, List<String> named, Function<String, String> namedText) {
+        List<String> texts = named.stream().map(namedText).filter(t -> t != null).toList();
+        boolean fenced = false;
+        for (String line : lines) {
+            PasteLine kind = PasteLine.of(line);
+            fenced ^= kind == PasteLine.FENCE;
+            if (kind != PasteLine.LOG && !(kind == PasteLine.SMI && fenced)) {
+                continue;
+            }
+            String output = PasteLine.unquoted(line).strip();
+            if (texts.stream().noneMatch(t -> t.contains(output))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

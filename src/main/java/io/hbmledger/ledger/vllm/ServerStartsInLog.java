@@ -56,7 +56,10 @@ public final class ServerStartsInLog {
                 settingsFrom = -1;
             } else if (t.quantity() == Quantity.MODEL && t.o().text() != null && lastStart >= 0 && t.o().line() >= lastStart) {
                 ModelName named = ModelName.of(t.o().text());
-                if (model != null && !model.same(named)) {
+                // starts are told apart by line: two commands on one line of prose ("the first with
+                // `vllm serve A`, the second with `vllm serve B`") cannot be split, so they stay one
+                // start rather than an empty one and a second holding both
+                if (model != null && !model.same(named) && t.o().line() > lastStart) {
                     int from = commandFrom > lastStart ? commandFrom : t.o().line();
                     starts.add(from);
                     lastStart = from;
@@ -239,6 +242,26 @@ public final class ServerStartsInLog {
     public static List<Integer> servers(List<TaggedObservation> fileObs) {
         List<Integer> s = starts(fileObs);
         return s.size() > 1 ? s : List.of();
+    }
+
+    /**
+     * Lines of one log that name two or more different models (two start commands in one line of
+     * prose): the models as written, by line. Starts are told apart by line, so such a line is one
+     * start ({@link #starts}), and the run says so.
+     */
+    public static Map<Integer, List<String>> modelsSharingALine(List<TaggedObservation> fileObs) {
+        Map<Integer, List<String>> byLine = new LinkedHashMap<>();
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity() == Quantity.MODEL && t.o().text() != null) {
+                List<String> named = byLine.computeIfAbsent(t.o().line(), k -> new ArrayList<>());
+                ModelName m = ModelName.of(t.o().text());
+                if (named.stream().noneMatch(n -> ModelName.of(n).same(m))) {
+                    named.add(t.o().text());
+                }
+            }
+        }
+        byLine.values().removeIf(named -> named.size() < 2);
+        return byLine;
     }
 
     /** Which start's part of the log a line is in: 0 before the second start, and so on. */

@@ -20,6 +20,10 @@ public final class ServerStartsNotes implements RunRule {
         }
         Map<String, List<TaggedObservation>> logs = ServerStartsInLog.byLog(ev.observations());
         for (Map.Entry<String, List<TaggedObservation>> f : logs.entrySet()) {
+            ServerStartsInLog.modelsSharingALine(f.getValue()).forEach((line, models) -> run.note("WARNING: "
+                    + f.getKey() + ":" + line + " starts servers of " + models.size() + " different models on one line ("
+                    + String.join(", ", models) + "): they are read as one start, so the figures after it are not told"
+                    + " apart by server; put each start command on a line of its own"));
             List<Integer> servers = ServerStartsInLog.servers(f.getValue());
             if (!servers.isEmpty()) {
                 Map<Integer, String> labels = ServerStartsInLog.labelsOf(f.getValue(), servers);

@@ -35,4 +35,19 @@ class IdlePhrasesTest {
         assertThat(of("Before starting vLLM the cards were idle.", "After starting it:")).isEmpty();
         assertThat(of("npu-smi:")).isEmpty();
     }
+
+    @Test
+    void theStartInThePastTenseCountsToo() {
+        // "after I started" said nothing, so the earlier "Before starting" decided: a table of a
+        // loaded card (59872 MiB) was taken as the idle baseline
+        assertThat(of("Before starting, the card had 3 GB used; after I started vLLM, npu-smi showed:")).isEmpty();
+        assertThat(of("After we launched the server:")).isEmpty();
+        assertThat(of("Before I started vLLM, npu-smi showed:")).contains(new StatedIdle(1, "Before I started"));
+        assertThat(of("Prior to launching vllm the card looked like this:")).contains(new StatedIdle(1, "Prior to launching"));
+        // the command as inline code: "after `vllm serve` started" said nothing either
+        assertThat(of("Before starting the card had 3 GB; after `vllm serve` started, npu-smi shows:")).isEmpty();
+        assertThat(of("Before `vllm serve`, npu-smi shows:")).map(StatedIdle::phrase).contains("Before `vllm");
+        // the server up, no request yet: not idle
+        assertThat(of("After starting vLLM, before any request:")).isEmpty();
+    }
 }

@@ -107,4 +107,26 @@ class InlineCommandsTest {
         assertThat(named(f, "memory_utilization")).singleElement()
                 .satisfies(o -> assertThat(o.context().component()).isNull());
     }
+
+    @Test
+    void flagsInSpansOfTheirOwnAfterTheCommandOnItsLineJoinIt() throws Exception {
+        // "`vllm serve M` with `--gpu-memory-utilization 0.85` and `--tensor-parallel-size 8`": the
+        // flags were dropped (only the model was read); a flag after a sentence is not the command's
+        EvidenceFile f = read(List.of(
+                "I start it with `vllm serve /models/Qwen3.6-35B-A3B` with `--gpu-memory-utilization 0.85` and"
+                        + " `--tensor-parallel-size 8` in Docker. The docs say `--enforce-eager` may help.", // 1
+                "",
+                "```",
+                "INFO 05-12 03:14:31 [model_runner_v1.py:1347] Loading model weights took 15.2681 GB",        // 4
+                "```"));
+        assertThat(named(f, "memory_utilization")).singleElement().satisfies(o -> {
+            assertThat(o.value()).isEqualTo(0.85);
+            assertThat(o.line()).isEqualTo(1);
+        });
+        assertThat(named(f, "tensor_parallel_size")).singleElement().satisfies(o -> assertThat(o.value()).isEqualTo(8));
+        assertThat(named(f, "enforce_eager")).isEmpty();
+        // without a joining word ("without" is not "with"), a flag span is not the command's
+        EvidenceFile without = read(List.of("I run `vllm serve /models/Qwen3-8B` without `--gpu-memory-utilization 0.5`."));
+        assertThat(named(without, "memory_utilization")).isEmpty();
+    }
 }

@@ -192,4 +192,32 @@ class PasteReaderTest {
                 .anyMatch(w -> w.startsWith("lines 7-8 (npu-smi-info): line 7: rows without npu-smi's header (lines 7-8)"));
         assertThat(f.observations()).anyMatch(o -> o.quantity().contractName().equals("memory_failure"));
     }
+
+    /**
+     * An unfenced issue: headerless 910B4 rows quoted with "> " (vllm-ascend #8809's figures, the pair
+     * of NPU 0 broken by a quoted blank line) and the start command as inline code in the prose.
+     * The npu-smi reader took the text whole and dropped the command; as a paste, both are read.
+     */
+    @Test
+    void anUnfencedTableWithAStartCommandInInlineCodeIsAPaste() throws Exception {
+        EvidenceFile f = read("issue.md", String.join("\n",
+                "> After the server is up npu-smi shows:",
+                "> | 0     910B4               | OK            | 88.5        41                0    / 0             |",
+                ">",
+                "> | 0                         | 0000:C1:00.0  | 0           0    / 0          28220/ 32768         |",
+                "> | 1     910B4               | OK            | 90.1        42                0    / 0             |",
+                "> | 0                         | 0000:C2:00.0  | 0           0    / 0          28045/ 32768         |",
+                "",
+                "vLLM was started with `VLLM_DP_SIZE=2 VLLM_DP_RANK=1 vllm serve Qwen/Qwen3-30B-A3B"
+                        + " --gpu-memory-utilization 0.85 -tp 1`.",
+                ""));
+        assertThat(f.format()).isEqualTo(PasteReader.FORMAT);
+        // 28220 MiB = 29590814720 B on line 4, the chip row of NPU 0
+        assertThat(f.observations().stream().filter(o -> o.quantity().contractName().equals("hbm_used"))
+                .map(o -> o.line() + ":" + o.bytes()).toList()).containsExactly("4:" + 28220 * MIB, "6:" + 28045 * MIB);
+        Observation util = one(f, "memory_utilization");
+        assertThat(util.value()).isEqualTo(0.85);
+        assertThat(util.line()).isEqualTo(8);
+        assertThat(one(f, "data_parallel_rank").value()).isEqualTo(1.0);
+    }
 }
