@@ -22,7 +22,8 @@ import java.util.List;
  * file that cannot be read or recognised is listed too, as {@link EvidenceFile#UNKNOWN} with why.
  *
  * @param files one result per file, in the order given
- * @param problems one line per unusable file or file warning of an unusable file, naming the file
+ * @param problems one line per unusable file or file warning of an unusable file, naming the file,
+ *     then one per named folder with files beside its msprof exports that were not read
  */
 public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
 
@@ -43,6 +44,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
     public static EvidenceListing read(List<Path> paths) {
         EvidenceReaders readers = EvidenceReaders.all();
         List<Slot> slots = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
         boolean stdinRead = false;
         for (Path file : paths) {
             if (file.toString().equals("-") && stdinRead) {
@@ -53,7 +55,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
             }
             stdinRead |= file.toString().equals("-");
             try {
-                slots.addAll(named(readers, file));
+                slots.addAll(named(readers, file, notes));
             } catch (EvidenceException e) {
                 slots.add(Slot.failed(file.toString(), e));
             } catch (IOException e) {
@@ -103,6 +105,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 }
             }
         }
+        problems.addAll(notes);
         return new EvidenceListing(results, problems);
     }
 
@@ -134,6 +137,14 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         }
     }
 
+    /** The regular files directly in {@code dir} that are not among {@code exported}, by name. */
+    private static List<String> otherFiles(Path dir, List<Path> exported) throws IOException {
+        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+            return s.filter(Files::isRegularFile).filter(p -> !exported.contains(p))
+                    .map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
+        }
+    }
+
     /** A regular file that starts with an msprof memory table's CSV header. */
     private static boolean isMsprofCsv(Path file) {
         try {
@@ -150,7 +161,8 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
      * reads it as a file, and shown as {@code -}; an msprof {@code PROF_*} / torch_npu
      * {@code *_ascend_pt} directory (or one holding some) stands for the files exported under it.
      */
-    private static List<Slot> named(EvidenceReaders readers, Path file) throws IOException, EvidenceException {
+    private static List<Slot> named(EvidenceReaders readers, Path file, List<String> notes)
+            throws IOException, EvidenceException {
         if (file.toString().equals("-")) {
             // read at once: its temporary file goes with it
             Path tmp = Files.createTempFile("hbm-ledger-stdin-", ".txt");
@@ -165,8 +177,17 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         }
         if (Files.isDirectory(file)) {
             List<Slot> out = new ArrayList<>();
-            for (Path p : MsprofDirectory.exportedFiles(file, file.toString())) {
+            List<Path> exported = MsprofDirectory.exportedFiles(file, file.toString());
+            for (Path p : exported) {
                 out.add(Slot.toRead(p, p.toString()));
+            }
+            List<String> others = otherFiles(file, exported);
+            if (!others.isEmpty()) {
+                // said, not dropped without a word: a folder stands for its msprof exports only
+                notes.add(file + ": " + others.size() + (others.size() == 1 ? " file" : " files") + " beside the msprof"
+                        + " export" + (exported.size() == 1 ? "" : "s") + " not read (" + String.join(", ", others)
+                        + "): name " + (others.size() == 1 ? "it" : "them") + " to read " + (others.size() == 1 ? "it" : "them")
+                        + ", or use 'hbm-ledger analyze " + file + "', which reads every file of a folder");
             }
             return out;
         }

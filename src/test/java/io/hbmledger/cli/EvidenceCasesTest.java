@@ -158,6 +158,21 @@ class EvidenceCasesTest {
     }
 
     @Test
+    void filesBesideAFoldersExportAreNamedNotDroppedWithoutAWord() throws Exception {
+        // a user's folder: the PROF_ export and the server log beside it; evidence DIR reads the
+        // export only, and said nothing of the log (fresh-user finding)
+        Path out = Files.createDirectories(tmp.resolve("run/PROF_000001_x/mindstudio_profiler_output"));
+        Files.writeString(out.resolve("npu_module_mem_0.csv"), "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
+                + "0,HCCL,1000.000\t,2048,NPU:0\n");
+        Files.writeString(tmp.resolve("run/server.log"), "INFO 04-08 08:36:43 [gpu_worker.py:1] hello\n");
+        CliRun r = CliRun.of("evidence", tmp.resolve("run").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("npu_module_mem_0.csv").doesNotContain("server.log");
+        assertThat(r.err()).contains(tmp.resolve("run") + ": 1 file beside the msprof export not read (server.log):"
+                + " name it to read it, or use 'hbm-ledger analyze " + tmp.resolve("run") + "'");
+    }
+
+    @Test
     void aProfDirectoryStandsForItsExportedFiles() throws Exception {
         Path out = Files.createDirectories(tmp.resolve("PROF_000001_x/mindstudio_profiler_output"));
         Files.writeString(out.resolve("npu_module_mem_0.csv"), "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
