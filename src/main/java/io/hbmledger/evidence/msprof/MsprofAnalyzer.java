@@ -63,6 +63,8 @@ public final class MsprofAnalyzer {
                         try {
                             MsprofFileResult r = pending.get(i).get();
                             if (r != null) {
+                                // a header without rows: said, as evidence refuses it (it was left out without a word)
+                                MsprofReader.emptyReason(r).ifPresent(w -> warnings.add(in.path() + ":1: " + w));
                                 groups.computeIfAbsent(in.sliceGroup(), k -> new ArrayList<>()).add(r);
                             }
                         } catch (EvidenceException | IOException e) {

@@ -130,15 +130,23 @@ public final class MsprofReader implements EvidenceReader {
      * memory tables is a documented, ordinary case (msprof_*.db often holds none of them).
      */
     private static void refuseEmpty(MsprofFileResult r, String displayPath) throws EvidenceException {
+        Optional<String> empty = emptyReason(r);
+        if (empty.isPresent()) {
+            throw new EvidenceException(displayPath, 1, empty.get());
+        }
+    }
+
+    /** Why a CSV result holds nothing (see {@link #refuseEmpty}); empty when it holds rows. */
+    static Optional<String> emptyReason(MsprofFileResult r) {
         if (MsprofFiles.FORMAT_CSV != r.format() || r.rows() > r.emptyRows()
                 || !r.series().isEmpty() || !r.operators().isEmpty()) {
-            return;
+            return Optional.empty();
         }
         String table = r.tables().stream().findFirst().map(MsprofTable::csvStem).orElse("msprof");
         String rows = r.rows() == 0 ? "no rows after it"
                 : r.rows() + (r.rows() == 1 ? " row after it that is" : " rows after it, all")
                         + " blank or holding NUL bytes (a profiler killed mid-write or a file system recovered after a crash)";
-        throw new EvidenceException(displayPath, 1, "the file has the " + table + " header and " + rows
+        return Optional.of("the file has the " + table + " header and " + rows
                 + ": no data rows, so nothing to read; export the profile again (msprof --export=on"
                 + " or torch_npu's analyse), or leave this file out");
     }
