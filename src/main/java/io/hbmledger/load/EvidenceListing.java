@@ -62,46 +62,39 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 slots.add(Slot.failed(file.toString(), e));
             }
         }
-        List<Slot> msprof = new ArrayList<>();
-        for (Slot s : slots) {
-            if (s.file != null && isMsprofCsv(s.file)) {
-                msprof.add(s);
-            }
-        }
+        List<Slot> msprof = slots.stream().filter(st -> st.outcome == null && isMsprofCsv(st.file)).toList();
         if (!msprof.isEmpty()) {
             try {
                 List<MsprofReader.Outcome> outcomes = MsprofReader.readTogether(
-                        msprof.stream().map(s -> s.file).toList(), msprof.stream().map(s -> s.shown).toList());
+                        msprof.stream().map(st -> st.file).toList(), msprof.stream().map(st -> st.shown).toList());
                 for (int i = 0; i < msprof.size(); i++) {
                     msprof.get(i).outcome = outcomes.get(i);
                 }
             } catch (IOException e) {
-                msprof.forEach(s -> s.outcome = new MsprofReader.Outcome(null, e));
+                msprof.forEach(st -> st.outcome = new MsprofReader.Outcome(null, e));
             }
         }
         List<EvidenceFile> results = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        for (Slot s : slots) {
-            Exception failure = s.outcome != null ? s.outcome.failure() : s.failure;
-            EvidenceFile f = s.outcome != null ? s.outcome.file() : s.read;
-            if (f == null && failure == null) {
+        for (Slot st : slots) {
+            if (st.outcome == null) {
                 try {
-                    f = readers.read(s.file, s.shown);
+                    st.outcome = new MsprofReader.Outcome(readers.read(st.file, st.shown), null);
                 } catch (EvidenceException | IOException e) {
-                    failure = e;
+                    st.outcome = new MsprofReader.Outcome(null, e);
                 }
             }
-            if (failure instanceof EvidenceException e) {
+            if (st.outcome.failure() instanceof EvidenceException e) {
                 problems.add(e.getMessage());
-                results.add(new EvidenceFile(s.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
-            } else if (failure instanceof IOException e) {
-                problems.add(s.shown + ": " + FileProblem.cannotRead(e));
-                results.add(new EvidenceFile(s.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
+                results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
+            } else if (st.outcome.failure() instanceof IOException e) {
+                problems.add(st.shown + ": " + FileProblem.cannotRead(e));
+                results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
             } else {
+                EvidenceFile f = st.outcome.file();
                 results.add(f);
                 if (!f.usable()) {
-                    EvidenceFile unusable = f;
-                    f.warnings().forEach(w -> problems.add(unusable.path() + ": " + w));
+                    f.warnings().forEach(w -> problems.add(f.path() + ": " + w));
                 }
             }
         }
@@ -109,31 +102,28 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         return new EvidenceListing(results, problems);
     }
 
-    /** One file to list: still to read ({@code file}), already read, or failed before it could be. */
+    /** One file to list, and what reading it gave (null: still to read). */
     private static final class Slot {
         final String shown;
         final Path file;
-        final EvidenceFile read;
-        final Exception failure;
         MsprofReader.Outcome outcome;
 
-        private Slot(String shown, Path file, EvidenceFile read, Exception failure) {
+        private Slot(String shown, Path file, MsprofReader.Outcome outcome) {
             this.shown = shown;
             this.file = file;
-            this.read = read;
-            this.failure = failure;
+            this.outcome = outcome;
         }
 
         static Slot toRead(Path file, String shown) {
-            return new Slot(shown, file, null, null);
+            return new Slot(shown, file, null);
         }
 
         static Slot read(EvidenceFile f) {
-            return new Slot(f.path(), null, f, null);
+            return new Slot(f.path(), null, new MsprofReader.Outcome(f, null));
         }
 
         static Slot failed(String shown, Exception e) {
-            return new Slot(shown, null, null, e);
+            return new Slot(shown, null, new MsprofReader.Outcome(null, e));
         }
     }
 

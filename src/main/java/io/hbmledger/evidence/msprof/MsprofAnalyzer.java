@@ -2,7 +2,7 @@ package io.hbmledger.evidence.msprof;
 
 import io.hbmledger.evidence.EvidenceException;
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,30 +38,19 @@ public final class MsprofAnalyzer {
      * its tables; files of other tables are left out of the summary.
      */
     public static MsprofSummary analyze(List<MsprofInput> inputs, MsprofPass pass) throws IOException {
-        long total = 0;
-        for (MsprofInput in : inputs) {
-            total += Files.isRegularFile(in.path()) ? Files.size(in.path()) : 0;
-        }
+        List<Path> paths = inputs.stream().map(MsprofInput::path).toList();
         try (MsprofExecutor ex = MsprofExecutor.create()) {
             try {
-                return ex.withProgress(total, inputs.size() + " msprof files", progress -> {
-                    List<MsprofFiles.Pending> pending = new ArrayList<>();
+                return ex.withProgress(MsprofFiles.totalBytes(paths), inputs.size() + " msprof files", progress -> {
+                    List<MsprofFiles.Pending> reads = MsprofFiles.startLargestFirst(paths, i -> MsprofFiles.start(
+                            paths.get(i), paths.get(i).toString(), inputs.get(i).folderDevice(), pass, ex.executor(),
+                            ex.parallelism(), progress));
                     List<String> warnings = new ArrayList<>();
-                    List<MsprofInput> started = new ArrayList<>();
-                    for (MsprofInput in : inputs) {
-                        try {
-                            pending.add(MsprofFiles.start(in.path(), in.path().toString(), in.folderDevice(),
-                                    pass, ex.executor(), ex.parallelism(), progress));
-                            started.add(in);
-                        } catch (EvidenceException | IOException e) {
-                            warnings.add(in.path() + ": " + e.getMessage());
-                        }
-                    }
                     Map<String, List<MsprofFileResult>> groups = new LinkedHashMap<>();
-                    for (int i = 0; i < pending.size(); i++) {
-                        MsprofInput in = started.get(i);
+                    for (int i = 0; i < inputs.size(); i++) {
+                        MsprofInput in = inputs.get(i);
                         try {
-                            MsprofFileResult r = pending.get(i).get();
+                            MsprofFileResult r = reads.get(i).get();
                             if (r != null) {
                                 // a header without rows: said, as evidence refuses it (it was left out without a word)
                                 MsprofReader.emptyReason(r).ifPresent(w -> warnings.add(in.path() + ":1: " + w));

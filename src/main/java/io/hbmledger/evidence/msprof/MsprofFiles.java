@@ -74,6 +74,54 @@ public final class MsprofFiles {
         MsprofFileResult get() throws IOException, EvidenceException;
     }
 
+    /** Starts the read of file {@code i} of a batch. */
+    @FunctionalInterface
+    interface Start {
+        Pending start(int i) throws IOException, EvidenceException;
+    }
+
+    /** Bytes of the regular files among {@code files} (what a progress bar counts). */
+    static long totalBytes(List<Path> files) throws IOException {
+        long total = 0;
+        for (Path f : files) {
+            total += Files.isRegularFile(f) ? Files.size(f) : 0;
+        }
+        return total;
+    }
+
+    /**
+     * Starts the reads of several files on one pool, the largest file first: its parts take the
+     * pool's first turns. In the order given, a small file read first (npu_mem beside
+     * npu_module_mem) ran while the JIT was cold and then waited for its last part before the
+     * next file began: ~35 ms of a 1 GiB export's ~0.5 s (issue 17, measured).
+     *
+     * @return one read per file, in the order given; one that could not start throws when asked for its result
+     */
+    static List<Pending> startLargestFirst(List<Path> files, Start start) throws IOException {
+        long[] sizes = new long[files.size()];
+        Integer[] order = new Integer[files.size()];
+        for (int i = 0; i < files.size(); i++) {
+            sizes[i] = totalBytes(List.of(files.get(i)));
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
+        Pending[] started = new Pending[files.size()];
+        for (int i : order) {
+            try {
+                started[i] = start.start(i);
+            } catch (IOException e) {
+                started[i] = () -> {
+                    throw e;
+                };
+            } catch (EvidenceException e) {
+                started[i] = () -> {
+                    throw e;
+                };
+            }
+        }
+        return Arrays.asList(started);
+    }
+
     static Pending start(Path file, String display, Integer folderDevice, MsprofPass pass,
                          Executor executor, int parallelism, AtomicLong progress)
             throws IOException, EvidenceException {

@@ -9,7 +9,6 @@ import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,46 +69,22 @@ public final class MsprofReader implements EvidenceReader {
 
     /**
      * Reads several msprof files (CSV or SQLite) at once, on one pool of one thread per core with
-     * one progress bar: the parts of every file in one queue, the largest file's first. One
-     * file after another, a small file read first (npu_mem beside npu_module_mem) was read while
-     * the JIT was cold and then waited for its last part before the next file began: ~35 ms of
-     * a 1 GiB export's ~0.5 s (issue 17, measured).
+     * one progress bar, the largest file's parts first ({@link MsprofFiles#startLargestFirst}).
      *
      * @param files the files
      * @param displayPaths how each is named in results and messages
      * @return one outcome per file, in the order given
      */
     public static List<Outcome> readTogether(List<Path> files, List<String> displayPaths) throws IOException {
-        long total = 0;
-        Integer[] order = new Integer[files.size()];
-        long[] sizes = new long[files.size()];
-        for (int i = 0; i < files.size(); i++) {
-            order[i] = i;
-            sizes[i] = Files.isRegularFile(files.get(i)) ? Files.size(files.get(i)) : 0;
-            total += sizes[i];
-        }
-        java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
         String label = files.size() == 1 ? displayPaths.get(0) : files.size() + " msprof files";
         try (MsprofExecutor ex = MsprofExecutor.create()) {
-            return ex.withProgress(total, label, progress -> {
-                MsprofFiles.Pending[] pending = new MsprofFiles.Pending[files.size()];
-                Exception[] failed = new Exception[files.size()];
-                for (int i : order) {
-                    try {
-                        pending[i] = MsprofFiles.start(files.get(i), displayPaths.get(i), null, MsprofPass.of(Map.of()),
-                                ex.executor(), ex.parallelism(), progress);
-                    } catch (IOException | EvidenceException e) {
-                        failed[i] = e;
-                    }
-                }
+            return ex.withProgress(MsprofFiles.totalBytes(files), label, progress -> {
+                List<MsprofFiles.Pending> reads = MsprofFiles.startLargestFirst(files, i -> MsprofFiles.start(files.get(i),
+                        displayPaths.get(i), null, MsprofPass.of(Map.of()), ex.executor(), ex.parallelism(), progress));
                 List<Outcome> out = new ArrayList<>();
                 for (int i = 0; i < files.size(); i++) {
-                    if (failed[i] != null) {
-                        out.add(new Outcome(null, failed[i]));
-                        continue;
-                    }
                     try {
-                        MsprofFileResult r = pending[i].get();
+                        MsprofFileResult r = reads.get(i).get();
                         refuseEmpty(r, displayPaths.get(i));
                         out.add(new Outcome(toEvidence(r), null));
                     } catch (IOException | EvidenceException e) {
