@@ -20,6 +20,18 @@ final class Tally {
     static final int MAX_WARNINGS = 20;
 
     record Key(MsprofQuantity quantity, int device, String component) {
+        // written out: a record's generated equals and hashCode are bootstrapped through method
+        // handles on first use, ~16 classes spun on a reader thread in the middle of a read (issue 17)
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.quantity == quantity && k.device == device
+                    && java.util.Objects.equals(k.component, component);
+        }
+
+        @Override
+        public int hashCode() {
+            return (quantity.hashCode() * 31 + device) * 31 + java.util.Objects.hashCode(component);
+        }
     }
 
     static final class OperatorSums {
