@@ -143,14 +143,7 @@ final class SeriesStats {
      */
     boolean addFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
         samples++;
-        if (bytes > peak) {
-            peakFast(bytes, tsNs, row, buf, from, to);
-        }
-        // the window test first: before the window (or with none, windowFromNs = Long.MAX_VALUE)
-        // a sample costs this one compare; inside it a second, almost always false, one
-        if (tsNs >= windowFromNs && bytes > winPeak) {
-            windowPeakFast(bytes, tsNs, row, buf, from, to);
-        }
+        offer(bytes, tsNs, row, buf, from, to);
         timed(tsNs);
         if (instantsNs.length != 0) {
             instantsLater(bytes, tsNs, row, buf, from, to);
@@ -166,12 +159,7 @@ final class SeriesStats {
      * runs before it changes the buffer's bytes.
      */
     void addValueFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
-        if (bytes > peak) {
-            peakFast(bytes, tsNs, row, buf, from, to);
-        }
-        if (tsNs >= windowFromNs && bytes > winPeak) {
-            windowPeakFast(bytes, tsNs, row, buf, from, to);
-        }
+        offer(bytes, tsNs, row, buf, from, to);
         if (instantsNs.length != 0) {
             instantsLater(bytes, tsNs, row, buf, from, to);
         }
@@ -221,6 +209,32 @@ final class SeriesStats {
         }
         this.maxGapNs = Math.max(this.maxGapNs, maxGapNs);
         lastInOrderTsNs = lastTsNs;
+    }
+
+    /**
+     * A sample that may be a new maximum or window maximum: one branch, in one method that both
+     * fast paths call. The first sample of every series comes through {@link #addFast} (the row
+     * that starts a series is not the hot loop's) and takes this branch, so the branch's profile,
+     * which the JIT reads where it inlines this method, never says "never taken". With a test of
+     * its own in {@link #addValueFast}, the hot loop's profile often had no new maximum in it (a
+     * module at 0.0 for its first hundred thousand rows), the JIT compiled the test as never
+     * true, and the first series that grew threw the loop's compiled code away: then ~0.3 s of a
+     * 1 GiB read ran in the profiling tier until it was compiled again (issue 17, seen in
+     * -XX:+LogCompilation as an unstable_if trap at addValueFast).
+     */
+    private void offer(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        if (bytes > peak | (tsNs >= windowFromNs & bytes > winPeak)) {
+            raise(bytes, tsNs, row, buf, from, to);
+        }
+    }
+
+    private void raise(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
+        if (bytes > peak) {
+            peakFast(bytes, tsNs, row, buf, from, to);
+        }
+        if (tsNs >= windowFromNs && bytes > winPeak) {
+            windowPeakFast(bytes, tsNs, row, buf, from, to);
+        }
     }
 
     private void peakFast(long bytes, long tsNs, long row, byte[] buf, int from, int to) {
