@@ -5,6 +5,7 @@ import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.FileHead;
+import io.hbmledger.evidence.ReadOutcome;
 import io.hbmledger.evidence.msprof.MsprofDirectory;
 import io.hbmledger.evidence.msprof.MsprofFiles;
 import io.hbmledger.evidence.msprof.MsprofReader;
@@ -65,13 +66,13 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         List<Slot> msprof = slots.stream().filter(st -> st.outcome == null && isMsprofCsv(st.file)).toList();
         if (!msprof.isEmpty()) {
             try {
-                List<MsprofReader.Outcome> outcomes = MsprofReader.readTogether(
+                List<ReadOutcome> outcomes = MsprofReader.readTogether(
                         msprof.stream().map(st -> st.file).toList(), msprof.stream().map(st -> st.shown).toList());
                 for (int i = 0; i < msprof.size(); i++) {
                     msprof.get(i).outcome = outcomes.get(i);
                 }
             } catch (IOException e) {
-                msprof.forEach(st -> st.outcome = new MsprofReader.Outcome(null, e));
+                msprof.forEach(st -> st.outcome = new ReadOutcome(null, e));
             }
         }
         List<EvidenceFile> results = new ArrayList<>();
@@ -79,9 +80,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         for (Slot st : slots) {
             if (st.outcome == null) {
                 try {
-                    st.outcome = new MsprofReader.Outcome(readers.read(st.file, st.shown), null);
+                    st.outcome = new ReadOutcome(readers.read(st.file, st.shown), null);
                 } catch (EvidenceException | IOException e) {
-                    st.outcome = new MsprofReader.Outcome(null, e);
+                    st.outcome = new ReadOutcome(null, e);
                 }
             }
             if (st.outcome.failure() instanceof EvidenceException e) {
@@ -106,9 +107,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
     private static final class Slot {
         final String shown;
         final Path file;
-        MsprofReader.Outcome outcome;
+        ReadOutcome outcome;
 
-        private Slot(String shown, Path file, MsprofReader.Outcome outcome) {
+        private Slot(String shown, Path file, ReadOutcome outcome) {
             this.shown = shown;
             this.file = file;
             this.outcome = outcome;
@@ -119,11 +120,11 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         }
 
         static Slot read(EvidenceFile f) {
-            return new Slot(f.path(), null, new MsprofReader.Outcome(f, null));
+            return new Slot(f.path(), null, new ReadOutcome(f, null));
         }
 
         static Slot failed(String shown, Exception e) {
-            return new Slot(shown, null, new MsprofReader.Outcome(null, e));
+            return new Slot(shown, null, new ReadOutcome(null, e));
         }
     }
 

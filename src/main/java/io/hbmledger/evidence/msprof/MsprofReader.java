@@ -8,6 +8,7 @@ import io.hbmledger.evidence.EvidenceReader;
 import io.hbmledger.evidence.FileHead;
 import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.evidence.ReadOutcome;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public final class MsprofReader implements EvidenceReader {
     @Override
     public EvidenceFile read(Path file, String displayPath, FileHead head)
             throws IOException, EvidenceException {
-        Outcome only = readTogether(List.of(file), List.of(displayPath)).get(0);
+        ReadOutcome only = readTogether(List.of(file), List.of(displayPath)).get(0);
         if (only.failure() instanceof EvidenceException e) {
             throw e;
         }
@@ -59,15 +60,6 @@ public final class MsprofReader implements EvidenceReader {
     }
 
     /**
-     * What reading one file gave: the file, or why it could not be read.
-     *
-     * @param file the file's evidence; null when it failed
-     * @param failure an {@link IOException} or {@link EvidenceException}, as {@link #read} throws; null when read
-     */
-    public record Outcome(EvidenceFile file, Exception failure) {
-    }
-
-    /**
      * Reads several msprof files (CSV or SQLite) at once, on one pool of one thread per core with
      * one progress bar, the largest file's parts first ({@link MsprofFiles#startLargestFirst}).
      *
@@ -75,20 +67,20 @@ public final class MsprofReader implements EvidenceReader {
      * @param displayPaths how each is named in results and messages
      * @return one outcome per file, in the order given
      */
-    public static List<Outcome> readTogether(List<Path> files, List<String> displayPaths) throws IOException {
+    public static List<ReadOutcome> readTogether(List<Path> files, List<String> displayPaths) throws IOException {
         String label = files.size() == 1 ? displayPaths.get(0) : files.size() + " msprof files";
         try (MsprofExecutor ex = MsprofExecutor.create()) {
             return ex.withProgress(MsprofFiles.totalBytes(files), label, progress -> {
                 List<MsprofFiles.Pending> reads = MsprofFiles.startLargestFirst(files, i -> MsprofFiles.start(files.get(i),
                         displayPaths.get(i), null, MsprofPass.of(Map.of()), ex.executor(), ex.parallelism(), progress));
-                List<Outcome> out = new ArrayList<>();
+                List<ReadOutcome> out = new ArrayList<>();
                 for (int i = 0; i < files.size(); i++) {
                     try {
                         MsprofFileResult r = reads.get(i).get();
                         refuseEmpty(r, displayPaths.get(i));
-                        out.add(new Outcome(toEvidence(r), null));
+                        out.add(new ReadOutcome(toEvidence(r), null));
                     } catch (IOException | EvidenceException e) {
-                        out.add(new Outcome(null, e));
+                        out.add(new ReadOutcome(null, e));
                     }
                 }
                 return out;
