@@ -37,7 +37,7 @@ final class CsvFileScan {
     private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> buffers =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private long minPart = MIN_PART;
-    private java.util.function.Function<FileChannel, MappedWindows> windowsOf;
+    private java.util.function.Function<FileChannel, ByteSource> windowsOf;
     private long bigPart = 64L << 20;
 
     /** Tests cut small files into many parts to check that joining parts changes nothing. */
@@ -51,7 +51,7 @@ final class CsvFileScan {
      * Tests read through windows of their own (e.g. buffers of either byte order) instead of
      * positional reads of the file; a null result reads with positional reads.
      */
-    CsvFileScan withWindows(java.util.function.Function<FileChannel, MappedWindows> windows) {
+    CsvFileScan withWindows(java.util.function.Function<FileChannel, ByteSource> windows) {
         windowsOf = windows;
         return this;
     }
@@ -142,7 +142,7 @@ final class CsvFileScan {
             buffer = new byte[CsvScanner.BUFFER];
         }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
-             MappedWindows windows = windows(ch)) {
+             ByteSource windows = windows(ch)) {
             FusedLineParser fused = fast ? FusedLineParser.forLayout(layout, handler) : null;
             buffer = CsvScanner.scan(ch, windows, from, to, handler, fused, tally, layout.fieldCount(), done -> {
                 if (progress != null) {
@@ -163,7 +163,7 @@ final class CsvFileScan {
      * copy (1 GiB export: ~0.05-0.1 s less CPU, measured, issue 17), memory stays one buffer per
      * reader without unmapping by hand, and no JDK-internal API is needed.
      */
-    private MappedWindows windows(FileChannel ch) {
+    private ByteSource windows(FileChannel ch) {
         return windowsOf == null ? null : windowsOf.apply(ch);
     }
 

@@ -11,8 +11,8 @@ import java.util.function.LongConsumer;
  * ends at LF, even inside quotes: msprof and torch_npu never write multi-line cells, and this
  * lets a file be cut into parts at any line break and read in parallel.
  *
- * <p>Reads into one reused buffer with positional reads (or, in tests, from windows of the file,
- * {@link MappedWindows}), so memory does not grow with the file.
+ * <p>Reads into one reused buffer with positional reads (or, in tests, from a {@link ByteSource}),
+ * so memory does not grow with the file.
  */
 final class CsvScanner {
 
@@ -46,7 +46,7 @@ final class CsvScanner {
      * @param windows where the bytes are copied from, or null to read them from {@code ch}
      * @return the buffer used, to be reused for the next part; the line count is in {@code tally.rows}
      */
-    static byte[] scan(FileChannel ch, MappedWindows windows, long from, long to, CsvRowHandler handler,
+    static byte[] scan(FileChannel ch, ByteSource windows, long from, long to, CsvRowHandler handler,
                        FusedLineParser fused, Tally tally, int headerFields, LongConsumer progress, byte[] buffer)
             throws IOException {
         byte[] buf = buffer;

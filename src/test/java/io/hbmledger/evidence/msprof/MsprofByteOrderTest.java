@@ -15,8 +15,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The readers copy from windows of the file ({@link MappedWindows}); a mapping's byte order is
- * the platform's choice on aarch64 (Kunpeng) as on x86, so the scan must not depend on it.
+ * The readers may be handed bytes from buffers of either byte order ({@link MappedWindows}, a
+ * {@link ByteSource}); a buffer's order is the platform's choice on aarch64 (Kunpeng) as on x86,
+ * so the scan must not depend on it.
  * Each real file is scanned through in-memory windows of both byte orders, small and odd-sized
  * so that rows and the fast path's word reads cross window edges, and through the file's own
  * mapping and positional reads: all give the same summary.

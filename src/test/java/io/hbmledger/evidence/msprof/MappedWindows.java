@@ -4,13 +4,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Copies a file's bytes into the readers' buffer from byte buffers that hold windows of the
- * file, a window at a time, each released as soon as the reader leaves it. The readers use
- * positional reads ({@link CsvFileScan}); tests read through windows over buffers of either byte
- * order, to show that the parsing does not depend on it (byte copies do not). Kept from the
- * mapped reading of issue 17's first sessions, which measured slower than positional reads.
+ * A {@link ByteSource} that copies a file's bytes from byte buffers holding windows of it, a
+ * window at a time, each released as soon as the reader leaves it: the byte-order tests read
+ * through windows over buffers of either order (byte copies do not depend on it). The readers
+ * themselves use positional reads ({@link CsvFileScan}); mapped windows measured slower (issue 17).
  */
-final class MappedWindows implements AutoCloseable {
+final class MappedWindows implements ByteSource {
 
     /** Opens the window of {@code length} bytes at file offset {@code at}. */
     @FunctionalInterface
@@ -38,12 +37,8 @@ final class MappedWindows implements AutoCloseable {
         this.windowBytes = windowBytes;
     }
 
-    /**
-     * Copies up to {@code length} bytes from file offset {@code pos} into {@code dst[off..]}.
-     *
-     * @return bytes copied, -1 at or past the end of the file
-     */
-    int read(byte[] dst, int off, int length, long pos) throws IOException {
+    @Override
+    public int read(byte[] dst, int off, int length, long pos) throws IOException {
         if (pos >= size) {
             return -1;
         }
