@@ -62,10 +62,27 @@ public final class Main implements Runnable {
             // the verbs that may read msprof exports: their readers' first use links on another core
             io.hbmledger.evidence.msprof.MsprofReader.prepareInBackground();
         }
+        excludeUnusedConverters();
         // before picocli takes System.out / System.err: every verb's terminal output goes through it
         System.setOut(new java.io.PrintStream(new TerminalSafeOutput(System.out), true, Charset.defaultCharset()));
         System.setErr(new java.io.PrintStream(new TerminalSafeOutput(System.err), true, Charset.defaultCharset()));
         System.exit(newCommandLine(args).execute(args));
+    }
+
+    /** Types of the built-in converters that {@link #excludeUnusedConverters} leaves out. */
+    static final String UNUSED_CONVERTERS = "java\\.sql\\..*,java\\.time\\..*";
+
+    /**
+     * picocli registers converters for java.time and java.sql types in every command line it
+     * makes, by reflection: loading and initialising ~90 JDK classes (DateTimeFormatter's among
+     * them) was ~8 ms of every start (measured, issue 17). No option here has such a type
+     * ({@code HelpTextTest} checks every verb's), so they are left out with picocli's documented
+     * property, unless the user set it.
+     */
+    private static void excludeUnusedConverters() {
+        if (System.getProperty("picocli.converters.excludes") == null) {
+            System.setProperty("picocli.converters.excludes", UNUSED_CONVERTERS);
+        }
     }
 
     /** The command line with every verb and this project's error handling (help, tests). */

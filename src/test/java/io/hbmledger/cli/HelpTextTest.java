@@ -212,4 +212,32 @@ class HelpTextTest {
         }
         assertThat(CliRun.of("exec", "status", "--help").out()).contains("unknown execution");
     }
+
+    /**
+     * main leaves out picocli's converters for java.time and java.sql types (start-up, issue 17):
+     * an option of such a type would then fail to parse. None of any verb's options and
+     * parameters has one (checked down to element types, e.g. List&lt;Duration&gt;).
+     */
+    @Test
+    void noOptionNeedsAConverterThatMainLeavesOut() {
+        List<String> excluded = Arrays.asList(Main.UNUSED_CONVERTERS.split(","));
+        assertThat(excluded).hasSize(2);
+        List<String> types = new ArrayList<>();
+        List<CommandLine> todo = new ArrayList<>(List.of(Main.newCommandLine()));
+        while (!todo.isEmpty()) {
+            CommandLine c = todo.remove(todo.size() - 1);
+            todo.addAll(c.getSubcommands().values());
+            for (ArgSpec a : c.getCommandSpec().args()) {
+                types.add(a.type().getName());
+                for (Class<?> t : a.auxiliaryTypes()) {
+                    types.add(t.getName());
+                }
+            }
+        }
+        assertThat(types).hasSizeGreaterThan(100).contains("java.nio.file.Path", "double");
+        assertThat(types).noneMatch(t -> excluded.stream().anyMatch(t::matches));
+        // the patterns do match the types they are meant for
+        assertThat("java.time.Duration".matches(excluded.get(1))).isTrue();
+        assertThat("java.sql.Timestamp".matches(excluded.get(0))).isTrue();
+    }
 }
