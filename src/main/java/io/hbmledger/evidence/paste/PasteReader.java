@@ -111,7 +111,9 @@ public final class PasteReader implements EvidenceReader {
         List<String> lines = TextLines.split(text.startsWith("\uFEFF") ? text.substring(1) : text);
         List<EvidencePart> parts = new ArrayList<>();
         PasteSegment proseAbove = null;
-        for (PasteSegment s : PasteSegmenter.split(lines)) {
+        List<PasteSegment> segments = PasteSegmenter.split(lines);
+        for (int i = 0; i < segments.size(); i++) {
+            PasteSegment s = segments.get(i);
             if (s.kind() == PasteLine.PROSE) {
                 proseAbove = s;
                 List<InlineCommands.Command> commands = InlineCommands.find(lines, s.first(), s.last());
@@ -133,8 +135,8 @@ public final class PasteReader implements EvidenceReader {
             PasteSegment said = proseAbove;
             proseAbove = null;
             if (whole.isPresent()) {
-                parts.add(whole.get().format().isDeviceSample() && said != null
-                        ? whole.get().withIdle(IdlePhrases.of(lines, said.first(), said.last()).orElse(null))
+                parts.add(whole.get().format().isDeviceSample() ? withStated(whole.get(), lines, said,
+                        i + 1 < segments.size() && segments.get(i + 1).kind() == PasteLine.PROSE ? segments.get(i + 1) : null)
                         : whole.get());
                 continue;
             }
@@ -161,6 +163,19 @@ public final class PasteReader implements EvidenceReader {
                     + " vLLM log or error lines, config.json); only prose, skipped: paste the tool's output itself");
         }
         return new EvidenceFile(displayPath, FORMAT, obs, warnings, parts);
+    }
+
+    /**
+     * A device table with what the prose says of its moment: the prose right above it, else the
+     * first line of the prose right below it when that line refers back to it ("The above is
+     * before starting vLLM.").
+     */
+    private static EvidencePart withStated(EvidencePart table, List<String> lines, PasteSegment above, PasteSegment below) {
+        IdlePhrases.Said said = above == null ? IdlePhrases.Said.NOTHING : IdlePhrases.above(lines, above.first(), above.last());
+        if (!said.any() && below != null) {
+            said = IdlePhrases.below(lines, below.first());
+        }
+        return table.withStated(said.idle(), said.started());
     }
 
     /**
