@@ -194,6 +194,31 @@ class PasteReaderTest {
     }
 
     /**
+     * One process row of npu-smi info, at its printed widths, alone in the prose of an issue whose
+     * log says the start was refused: read as that process's memory, inferred. 3012 MiB =
+     * 3012 x 1048576 = 3,158,310,912 B.
+     */
+    @Test
+    void aLoneNpuSmiProcessRowInProseIsRead() throws Exception {
+        String text = String.join("\n",
+                "Only one process holds NPU 0, not mine:",                                        // 1
+                "| 0       0                 | 12345         | python3                  | 3012                    |",
+                "but vLLM fails with",                                                            // 3
+                "ValueError: Free memory on device (27.18/60.96 GiB) on startup is less than desired GPU memory"
+                        + " utilization (0.9, 54.86 GiB).",                                       // 4
+                "");
+        EvidenceFile f = read("issue.md", text);
+        Observation p = one(f, "process_memory");
+        assertThat(p.line()).isEqualTo(2);
+        assertThat(p.bytes()).isEqualTo(3_158_310_912L);
+        assertThat(p.context().pid()).isEqualTo(12345L);
+        assertThat(p.context().processName()).isEqualTo("python3");
+        assertThat(p.context().inferred()).isTrue();
+        assertThat(f.parts()).extracting(EvidencePart::firstLine, q -> q.format().contractName())
+                .contains(org.assertj.core.groups.Tuple.tuple(2, "npu-smi-info"));
+    }
+
+    /**
      * An unfenced issue: headerless 910B4 rows quoted with "> " (vllm-ascend #8809's figures, the pair
      * of NPU 0 broken by a quoted blank line) and the start command as inline code in the prose.
      * The npu-smi reader took the text whole and dropped the command; as a paste, both are read.
