@@ -43,11 +43,12 @@ final class PastedMoments {
     static List<Moment> moments(RunInput in, List<EvidencePart> parts, List<String> assumed, Consumer<String> warn) {
         List<Moment> out = new ArrayList<>(Collections.nCopies(parts.size(), (Moment) null));
         List<EvidencePart> tables = parts.stream().filter(p -> p.read() && p.format().isDeviceSample()).toList();
-        List<EvidencePart> idle = tables.stream().filter(p -> p.idle() != null).toList();
+        boolean started = tables.stream().anyMatch(p -> p.started() != null);
+        List<EvidencePart> idle = tables.stream().filter(p -> p.idle() != null && (started || !p.idle().bare())).toList();
         if (in.moment() != null || idle.isEmpty()) {
             return out;
         }
-        List<EvidencePart> unsaid = tables.stream().filter(p -> p.idle() == null && p.started() == null).toList();
+        List<EvidencePart> unsaid = tables.stream().filter(p -> !idle.contains(p) && p.started() == null).toList();
         if (!unsaid.isEmpty()) {
             warn.accept(in.shown() + ": the prose says " + said(idle.get(0)) + " shows idle devices, before the server started,"
                     + " but not the other tables of the paste (nor that " + unsaid.get(0).lines() + " were taken after the"
@@ -92,7 +93,8 @@ final class PastedMoments {
             return null;
         }
         List<String> lines = TextLines.split(TextBytes.decode(Files.readAllBytes(in.path())));
-        Optional<StatedIdle> said = IdlePhrases.aboveFirstTable(lines);
+        // a bare "before:" says idle only beside a table said to be after the start: not in a file of one table
+        Optional<StatedIdle> said = IdlePhrases.aboveFirstTable(lines).filter(s -> !s.bare());
         return said.map(s -> baseline(in, "(line " + s.line() + " says \"" + s.phrase() + "\")", "above", assumed)).orElse(null);
     }
 

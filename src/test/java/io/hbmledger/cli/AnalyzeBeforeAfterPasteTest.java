@@ -81,4 +81,55 @@ class AnalyzeBeforeAfterPasteTest {
         r.get("findings").forEach(f -> kinds.add(f.get("kind").asText()));
         assertThat(kinds).doesNotContain("below_budget");
     }
+
+    /** The report's answer for npu:0 of the two tables, wherever they sit in the text. */
+    private static void assertApart(JsonNode r, int idleLine, int readyLine) {
+        JsonNode npu0 = r.get("devices").get(0);
+        assertThat(npu0.get("moment").asText()).isEqualTo("ready");
+        JsonNode baseline = AnalyzeFindingsTest.entry(npu0, "driver_baseline");
+        assertThat(baseline.get("bytes").asLong()).isEqualTo(3437 * MIB);
+        assertThat(baseline.toString()).contains("\"line\":" + idleLine + ",");
+        assertThat(npu0.get("used_bytes").asLong()).isEqualTo(58960 * MIB);
+        assertThat(npu0.get("used_source").get("line").asInt()).isEqualTo(readyLine);
+        assertThat(AnalyzeFindingsTest.entry(npu0, "other_processes").get("bytes").asLong()).isEqualTo((113 + 55410) * MIB);
+    }
+
+    /** Both tables in one fenced block, a bare "before:" above the first: read apart, as the issue pastes them. */
+    @Test
+    void bothTablesInOneFencedBlockAreReadApart() throws Exception {
+        List<String> md = new ArrayList<>();
+        md.add("npu-smi info:");
+        md.add("```");
+        md.add("before:");                                  // line 3
+        md.addAll(idle());                                  // lines 4-62, NPU 0's HBM at line 12
+        md.add("after starting vLLM:");                     // line 63
+        md.addAll(afterStart());                            // lines 64-123, NPU 0's HBM at line 72
+        md.add("```");
+        md.add("Why does vLLM take 55 GB on NPU 0?");
+        JsonNode r = analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
+        assertApart(r, 12, 72);
+        assertThat(r.get("notes").toString()).contains("(line 3 says \\\"before\\\") taken at baseline")
+                .contains("(line 63 says \\\"after starting\\\") taken at ready");
+    }
+
+    /** The same without a fence: a text the npu-smi reader would take whole, at one moment. */
+    @Test
+    void bothTablesInATextWithoutAFenceAreReadApart() throws Exception {
+        List<String> md = new ArrayList<>();
+        md.add("Before starting vLLM:");                    // line 1
+        md.addAll(idle());                                  // lines 2-60, NPU 0's HBM at line 10
+        md.add("After starting vLLM:");                     // line 61
+        md.addAll(afterStart());                            // lines 62-121, NPU 0's HBM at line 70
+        assertApart(analyze(Files.write(tmp.resolve("npu-smi.txt"), md, StandardCharsets.UTF_8)), 10, 70);
+    }
+
+    /** A bare "before:" above the only table says nothing: before what is not said. */
+    @Test
+    void aBareBeforeAboveTheOnlyTableIsNoMoment() throws Exception {
+        List<String> md = new ArrayList<>(List.of("before:", "```"));
+        md.addAll(afterStart());
+        md.add("```");
+        JsonNode r = analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
+        assertThat(r.get("notes").toString()).doesNotContain("taken at baseline");
+    }
 }

@@ -30,7 +30,9 @@ public final class IdlePhrases {
                     + "|\\b(?:before|prior\\s+to)\\s+(?:the\\s+)?`*(?:vllm|server|service|model|engine)\\b"
                     + "|\\b(?:is|are|was|were|sits?|stay(?:s|ed)?)\\s+idle\\b|\\bidle\\s+(?:state|cards?|npus?|devices?|gpus?)\\b"
                     + "|\\bno\\s+(?:process(?:es)?|service|server|model)\\s+(?:is\\s+|was\\s+)?(?:running|started|loaded)\\b"
-                    + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?前|(?:未|没有|还没|尚未)(?:启动|拉起|部署|运行)|空闲");
+                    + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?前|(?:未|没有|还没|尚未)(?:启动|拉起|部署|运行)|空闲"
+                    // a line that is only the label "before:" ({@link StatedIdle#bare()})
+                    + "|^\\s*(?:before|之前|以前)(?=\\s*[:：]?\\s*$)");
     /** Phrases saying the server was started or running: a table after them is not idle. */
     private static final Pattern AFTER = Pattern.compile(
             "(?i)\\bafter\\s+(?:i\\s+|we\\s+)?" + STARTED

@@ -74,7 +74,9 @@ public final class PasteReader implements EvidenceReader {
         if (fencedOnly) {
             // an unfenced paste that holds a device table and log lines too: one-format readers
             // would each take the whole text and drop what the other tool printed
-            return mixesTools(lines) ? Optional.of(FORMAT) : Optional.empty();
+            // or two tables the prose tells apart (idle, then after the start): one reader would give them one moment
+            return mixesTools(lines) || TablesToldApart.toldApart(lines, 1, PasteSegmenter.split(lines))
+                    ? Optional.of(FORMAT) : Optional.empty();
         }
         boolean output = lines.stream().map(PasteLine::of).anyMatch(k -> k == PasteLine.SMI || k == PasteLine.LOG);
         return output || SUBJECT.matcher(text).find() ? Optional.of(FORMAT) : Optional.empty();
@@ -134,8 +136,12 @@ public final class PasteReader implements EvidenceReader {
             Optional<EvidencePart> whole = dispatch(lines, s, displayPath);
             PasteSegment said = proseAbove;
             proseAbove = null;
+            if (whole.isPresent() && whole.get().format().isDeviceSample() && s.kind() == PasteLine.FENCE
+                    && readApart(lines, s, said == null ? s.first() : said.first(), displayPath, parts)) {
+                continue;
+            }
             if (whole.isPresent()) {
-                parts.add(whole.get().format().isDeviceSample() ? withStated(whole.get(), lines, said,
+                parts.add(whole.get().format().isDeviceSample() ? TablesToldApart.withStated(whole.get(), lines, said,
                         i + 1 < segments.size() && segments.get(i + 1).kind() == PasteLine.PROSE ? segments.get(i + 1) : null)
                         : whole.get());
                 continue;
@@ -166,16 +172,27 @@ public final class PasteReader implements EvidenceReader {
     }
 
     /**
-     * A device table with what the prose says of its moment: the prose right above it, else the
-     * first line of the prose right below it when that line refers back to it ("The above is
-     * before starting vLLM.").
+     * A fenced block holding tables that the prose in it (or right above it, for the first) tells
+     * apart ("before: | ... | after starting vLLM: | ... |"): each run of output in it is read on
+     * its own, each table with what its prose says.
+     *
+     * @param from the first line whose prose may speak of the block's first table
+     * @return false, adding nothing, when the block's prose does not tell its tables apart
      */
-    private static EvidencePart withStated(EvidencePart table, List<String> lines, PasteSegment above, PasteSegment below) {
-        IdlePhrases.Said said = above == null ? IdlePhrases.Said.NOTHING : IdlePhrases.above(lines, above.first(), above.last());
-        if (!said.any() && below != null) {
-            said = IdlePhrases.below(lines, below.first());
+    private boolean readApart(List<String> lines, PasteSegment fence, int from, String displayPath, List<EvidencePart> parts)
+            throws EvidenceException {
+        List<PasteSegment> runs = PasteSegmenter.runsWithin(lines, fence);
+        if (!TablesToldApart.toldApart(lines, from, runs)) {
+            return false;
         }
-        return table.withStated(said.idle(), said.started());
+        for (PasteSegment r : runs) {
+            Optional<EvidencePart> p = dispatch(lines, r, displayPath);
+            if (p.isPresent()) {
+                IdlePhrases.Said said = TablesToldApart.above(lines, from, runs, r);
+                parts.add(p.get().format().isDeviceSample() ? p.get().withStated(said.idle(), said.started()) : p.get());
+            }
+        }
+        return true;
     }
 
     /**
