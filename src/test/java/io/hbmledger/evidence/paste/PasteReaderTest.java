@@ -219,6 +219,30 @@ class PasteReaderTest {
     }
 
     /**
+     * The nvidia-smi process row that holds the GPU, quoted alone in the prose above a vLLM refusal
+     * (row laid out under the corpus localgpt #14 process header): read, inferred. 7000 MiB =
+     * 7000 x 1048576 = 7,340,032,000 B.
+     */
+    @Test
+    void aLoneNvidiaSmiProcessRowInProseIsRead() throws Exception {
+        String text = String.join("\n",
+                "Something else holds the card:",                                                 // 1
+                "|    0   N/A  N/A      4242      C   /usr/bin/python3                           7000MiB |",
+                "ValueError: Free memory on device (0.9/8.0 GiB) on startup is less than desired GPU memory"
+                        + " utilization (0.9, 7.2 GiB).",                                         // 3
+                "");
+        EvidenceFile f = read("issue.md", text);
+        Observation p = one(f, "process_memory");
+        assertThat(p.line()).isEqualTo(2);
+        assertThat(p.bytes()).isEqualTo(7_340_032_000L);
+        assertThat(p.context().device()).isEqualTo("gpu:0");
+        assertThat(p.context().pid()).isEqualTo(4242L);
+        assertThat(p.context().inferred()).isTrue();
+        assertThat(f.parts()).extracting(EvidencePart::firstLine, q -> q.format().contractName())
+                .contains(org.assertj.core.groups.Tuple.tuple(2, "nvidia-smi"));
+    }
+
+    /**
      * An unfenced issue: headerless 910B4 rows quoted with "> " (vllm-ascend #8809's figures, the pair
      * of NPU 0 broken by a quoted blank line) and the start command as inline code in the prose.
      * The npu-smi reader took the text whole and dropped the command; as a paste, both are read.
