@@ -3,7 +3,6 @@ package io.hbmledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hbmledger.testing.Corpus;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,12 +41,6 @@ class AnalyzeBeforeAfterPasteTest {
                 StandardCharsets.UTF_8);
     }
 
-    private static JsonNode analyze(Path p) throws Exception {
-        CliRun r = CliRun.of("analyze", "--no-write", "--format", "json", p.toString());
-        assertThat(r.exit()).as(r.err()).isZero();
-        return new ObjectMapper().readTree(r.out());
-    }
-
     @Test
     void theIdleTableIsTheBaselineAndTheOneAfterTheStartIsTheReadySample() throws Exception {
         List<String> md = new ArrayList<>();
@@ -63,17 +56,9 @@ class AnalyzeBeforeAfterPasteTest {
         md.add("```");
         md.addAll(afterStart());                            // lines 68-127, NPU 0's HBM at line 76
         md.add("```");
-        JsonNode r = analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
+        JsonNode r = AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
 
-        JsonNode npu0 = r.get("devices").get(0);
-        assertThat(npu0.get("moment").asText()).isEqualTo("ready");
-        JsonNode baseline = AnalyzeFindingsTest.entry(npu0, "driver_baseline");
-        assertThat(baseline.get("bytes").asLong()).isEqualTo(3437 * MIB);
-        assertThat(baseline.toString()).contains("\"line\":12,");
-        assertThat(npu0.get("used_bytes").asLong()).isEqualTo(58960 * MIB);
-        assertThat(npu0.get("used_source").get("line").asInt()).isEqualTo(76);
-        // the ready table's processes only: 113 + 55410 MiB; pid 641248 of the idle table is not counted twice
-        assertThat(AnalyzeFindingsTest.entry(npu0, "other_processes").get("bytes").asLong()).isEqualTo((113 + 55410) * MIB);
+        assertApart(r, 12, 76);
         assertThat(r.get("notes").toString())
                 .contains("lines 4-62 (line 1 says \\\"Before starting\\\") taken at baseline")
                 .contains("lines 68-127 (line 65 says \\\"After starting\\\") taken at ready");
@@ -91,6 +76,7 @@ class AnalyzeBeforeAfterPasteTest {
         assertThat(baseline.toString()).contains("\"line\":" + idleLine + ",");
         assertThat(npu0.get("used_bytes").asLong()).isEqualTo(58960 * MIB);
         assertThat(npu0.get("used_source").get("line").asInt()).isEqualTo(readyLine);
+        // the ready table's processes only: 113 + 55410 MiB; pid 641248 of the idle table is not counted twice
         assertThat(AnalyzeFindingsTest.entry(npu0, "other_processes").get("bytes").asLong()).isEqualTo((113 + 55410) * MIB);
     }
 
@@ -106,7 +92,7 @@ class AnalyzeBeforeAfterPasteTest {
         md.addAll(afterStart());                            // lines 64-123, NPU 0's HBM at line 72
         md.add("```");
         md.add("Why does vLLM take 55 GB on NPU 0?");
-        JsonNode r = analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
+        JsonNode r = AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
         assertApart(r, 12, 72);
         assertThat(r.get("notes").toString()).contains("(line 3 says \\\"before\\\") taken at baseline")
                 .contains("(line 63 says \\\"after starting\\\") taken at ready");
@@ -120,7 +106,7 @@ class AnalyzeBeforeAfterPasteTest {
         md.addAll(idle());                                  // lines 2-60, NPU 0's HBM at line 10
         md.add("After starting vLLM:");                     // line 61
         md.addAll(afterStart());                            // lines 62-121, NPU 0's HBM at line 70
-        assertApart(analyze(Files.write(tmp.resolve("npu-smi.txt"), md, StandardCharsets.UTF_8)), 10, 70);
+        assertApart(AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("npu-smi.txt"), md, StandardCharsets.UTF_8)), 10, 70);
     }
 
     /** A bare "before:" above the only table says nothing: before what is not said. */
@@ -129,7 +115,7 @@ class AnalyzeBeforeAfterPasteTest {
         List<String> md = new ArrayList<>(List.of("before:", "```"));
         md.addAll(afterStart());
         md.add("```");
-        JsonNode r = analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
+        JsonNode r = AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
         assertThat(r.get("notes").toString()).doesNotContain("taken at baseline");
     }
 }

@@ -45,7 +45,7 @@ class AnalyzeIdlePasteTest {
         return Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8);
     }
 
-    private static JsonNode analyze(Path p) throws Exception {
+    static JsonNode analyze(Path p) throws Exception {
         CliRun r = CliRun.of("analyze", "--no-write", "--format", "json", p.toString());
         assertThat(r.exit()).as(r.err()).isZero();
         return new ObjectMapper().readTree(r.out());

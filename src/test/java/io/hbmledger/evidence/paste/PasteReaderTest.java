@@ -207,15 +207,20 @@ class PasteReaderTest {
                 "ValueError: Free memory on device (27.18/60.96 GiB) on startup is less than desired GPU memory"
                         + " utilization (0.9, 54.86 GiB).",                                       // 4
                 "");
-        EvidenceFile f = read("issue.md", text);
-        Observation p = one(f, "process_memory");
-        assertThat(p.line()).isEqualTo(2);
+        Observation p = loneProcessRow(read("issue.md", text), "npu-smi-info");
         assertThat(p.bytes()).isEqualTo(3_158_310_912L);
         assertThat(p.context().pid()).isEqualTo(12345L);
         assertThat(p.context().processName()).isEqualTo("python3");
+    }
+
+    /** The one process_memory of a paste, read from its line 2 as part of that line's range, inferred. */
+    private static Observation loneProcessRow(EvidenceFile f, String format) {
+        Observation p = one(f, "process_memory");
+        assertThat(p.line()).isEqualTo(2);
         assertThat(p.context().inferred()).isTrue();
         assertThat(f.parts()).extracting(EvidencePart::firstLine, q -> q.format().contractName())
-                .contains(org.assertj.core.groups.Tuple.tuple(2, "npu-smi-info"));
+                .contains(org.assertj.core.groups.Tuple.tuple(2, format));
+        return p;
     }
 
     /**
@@ -231,15 +236,10 @@ class PasteReaderTest {
                 "ValueError: Free memory on device (0.9/8.0 GiB) on startup is less than desired GPU memory"
                         + " utilization (0.9, 7.2 GiB).",                                         // 3
                 "");
-        EvidenceFile f = read("issue.md", text);
-        Observation p = one(f, "process_memory");
-        assertThat(p.line()).isEqualTo(2);
+        Observation p = loneProcessRow(read("issue.md", text), "nvidia-smi");
         assertThat(p.bytes()).isEqualTo(7_340_032_000L);
         assertThat(p.context().device()).isEqualTo("gpu:0");
         assertThat(p.context().pid()).isEqualTo(4242L);
-        assertThat(p.context().inferred()).isTrue();
-        assertThat(f.parts()).extracting(EvidencePart::firstLine, q -> q.format().contractName())
-                .contains(org.assertj.core.groups.Tuple.tuple(2, "nvidia-smi"));
     }
 
     /**
