@@ -43,12 +43,11 @@ final class PastedMoments {
     static List<Moment> moments(RunInput in, List<EvidencePart> parts, List<String> assumed, Consumer<String> warn) {
         List<Moment> out = new ArrayList<>(Collections.nCopies(parts.size(), (Moment) null));
         List<EvidencePart> tables = parts.stream().filter(p -> p.read() && p.format().isDeviceSample()).toList();
-        boolean started = tables.stream().anyMatch(p -> p.started() != null);
-        List<EvidencePart> idle = tables.stream().filter(p -> p.idle() != null && (started || !p.idle().bare())).toList();
+        List<EvidencePart> idle = tables.stream().filter(p -> p.idle() != null).toList();
         if (in.moment() != null || idle.isEmpty()) {
             return out;
         }
-        List<EvidencePart> unsaid = tables.stream().filter(p -> !idle.contains(p) && p.started() == null).toList();
+        List<EvidencePart> unsaid = tables.stream().filter(p -> p.idle() == null && p.started() == null).toList();
         if (!unsaid.isEmpty()) {
             warn.accept(in.shown() + ": the prose says " + said(idle.get(0)) + " shows idle devices, before the server started,"
                     + " but not the other tables of the paste (nor that " + unsaid.get(0).lines() + " were taken after the"

@@ -115,7 +115,11 @@ class AnalyzeBeforeAfterPasteTest {
         List<String> md = new ArrayList<>(List.of("before:", "```"));
         md.addAll(afterStart());
         md.add("```");
-        JsonNode r = AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
-        assertThat(r.get("notes").toString()).doesNotContain("taken at baseline");
+        Path issue = Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8);
+        assertThat(AnalyzeIdlePasteTest.analyze(issue).get("notes").toString()).doesNotContain("taken at baseline");
+        // nor does evidence say the part is idle
+        CliRun e = CliRun.of("evidence", issue.toString());
+        assertThat(e.exit()).as(e.err()).isZero();
+        assertThat(e.out()).contains("npu-smi-info").doesNotContain("idle before the server started");
     }
 }

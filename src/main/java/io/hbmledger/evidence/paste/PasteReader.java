@@ -157,6 +157,7 @@ public final class PasteReader implements EvidenceReader {
                 parts.addAll(read);
             }
         }
+        parts = TablesToldApart.bareBeforeOnlyBesideStarted(parts);
         List<Observation> obs = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         for (EvidencePart p : parts) {

@@ -62,4 +62,16 @@ final class TablesToldApart {
         }
         return table.withStated(said.idle(), said.started());
     }
+
+    /**
+     * The parts with a bare "before:" label dropped ({@link io.hbmledger.evidence.StatedIdle#bare()})
+     * unless some table of the paste is said to be taken after the start: before what, the label
+     * alone does not say.
+     */
+    static List<EvidencePart> bareBeforeOnlyBesideStarted(List<EvidencePart> parts) {
+        if (parts.stream().anyMatch(p -> p.started() != null)) {
+            return parts;
+        }
+        return parts.stream().map(p -> p.idle() != null && p.idle().bare() ? p.withStated(null, null) : p).toList();
+    }
 }
