@@ -15,11 +15,15 @@ import java.util.List;
  *     {@value #PROSE}
  * @param observations what the reader took from the range
  * @param warnings the reader's warnings for the range
- * @param idle for a device table, what the prose right above it says of an idle, not yet
- *     started server; null when it says nothing of the kind
+ * @param idle for a device table, what the prose right above it (or right below it, referring
+ *     back: "the above is before starting vLLM") says of an idle, not yet started server; null
+ *     when it says nothing of the kind
+ * @param started for a device table, what that prose says of a server already started; null
+ *     when it says nothing of the kind (at most one of idle and started is set)
  */
 public record EvidencePart(int firstLine, int lastLine, EvidenceFormat format, String label,
-                           List<Observation> observations, List<String> warnings, StatedIdle idle) {
+                           List<Observation> observations, List<String> warnings, StatedIdle idle,
+                           StatedStart started) {
 
     /** The label of prose, skipped because it is not machine output. */
     public static final String PROSE = "prose";
@@ -32,12 +36,12 @@ public record EvidencePart(int firstLine, int lastLine, EvidenceFormat format, S
     /** A range with nothing said of its moment. */
     public EvidencePart(int firstLine, int lastLine, EvidenceFormat format, String label,
                         List<Observation> observations, List<String> warnings) {
-        this(firstLine, lastLine, format, label, observations, warnings, null);
+        this(firstLine, lastLine, format, label, observations, warnings, null, null);
     }
 
-    /** The same range, with what the prose above it says of an idle server. */
-    public EvidencePart withIdle(StatedIdle stated) {
-        return new EvidencePart(firstLine, lastLine, format, label, observations, warnings, stated);
+    /** The same range, with what the prose around it says of the server: idle, started, or neither (both null). */
+    public EvidencePart withStated(StatedIdle idleSaid, StatedStart startedSaid) {
+        return new EvidencePart(firstLine, lastLine, format, label, observations, warnings, idleSaid, startedSaid);
     }
 
     /** True when a reader read the range. */

@@ -84,7 +84,7 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
      * chip's Phy-ID / Device id is matched on it; otherwise the logical id is taken as the NPU id
      * with chip 0 (one chip per NPU, 910B). nvidia-smi rows are matched on {@code gpu:<index>}.
      */
-    public List<TaggedObservation> smiRows(String file, int logicalDevice) {
+    public List<TaggedObservation> smiRows(FileInfo file, int logicalDevice) {
         // One sample per device per file: the first of an idle (baseline) capture, which is the
         // closest to "before the server started"; otherwise the last one that has the device's
         // usage row (the latest complete state). SmiSamples says where samples begin.
@@ -92,23 +92,43 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         if (samples.isEmpty()) {
             return List.of();
         }
-        boolean baseline = files.stream().anyMatch(f -> f.file().equals(file) && f.moment() == Moment.BASELINE);
-        return baseline ? samples.get(0) : samples.get(samples.size() - 1);
+        return file.moment() == Moment.BASELINE ? samples.get(0) : samples.get(samples.size() - 1);
     }
 
     /**
      * The device's rows in a device-sample file, one list per sample that shows the device's
      * usage, in file order (see {@link SmiSamples}).
      */
-    public List<List<TaggedObservation>> smiSamples(String file, int logicalDevice) {
+    public List<List<TaggedObservation>> smiSamples(FileInfo file, int logicalDevice) {
         List<List<TaggedObservation>> out = new ArrayList<>();
-        for (List<TaggedObservation> sample : SmiSamples.split(where(t -> t.file().equals(file) && t.isSmi()))) {
+        for (List<TaggedObservation> sample : SmiSamples.split(smiOf(file))) {
             List<TaggedObservation> rows = deviceRows(sample, logicalDevice);
             if (rows.stream().anyMatch(t -> t.quantity() != Quantity.PROCESS_MEMORY && t.quantity() != Quantity.PROCESS_COUNT)) {
                 out.add(rows);
             }
         }
         return out;
+    }
+
+    /**
+     * The device-sample observations of a file at the file's moment. A paste whose prose gives its
+     * tables different moments ("before starting vLLM: ... after starting it: ...") is listed once
+     * per moment, and each listing holds only its own tables; a file with one moment holds all.
+     */
+    public List<TaggedObservation> smiOf(FileInfo file) {
+        boolean split = files.stream().filter(f -> f.file().equals(file.file()) && f.format().isDeviceSample())
+                .map(FileInfo::moment).distinct().count() > 1;
+        return where(t -> t.file().equals(file.file()) && t.isSmi() && (!split || Objects.equals(t.moment(), file.moment())));
+    }
+
+    /**
+     * The device-sample file a ledger's sample was read from ({@link DeviceDraft#sampleFile()},
+     * {@link DeviceDraft#sampleMoment()}): its listing at that moment, or its first listing.
+     */
+    public FileInfo smiFile(String file, String momentName) {
+        List<FileInfo> named = files.stream().filter(f -> f.file().equals(file) && f.format().isDeviceSample()).toList();
+        return named.stream().filter(f -> Objects.equals(f.moment() == null ? null : f.moment().jsonName(), momentName))
+                .findFirst().orElse(named.isEmpty() ? new FileInfo(file, EvidenceFormat.UNKNOWN, null) : named.get(0));
     }
 
     private static List<TaggedObservation> deviceRows(List<TaggedObservation> inFile, int logicalDevice) {
@@ -121,16 +141,15 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
     }
 
     /** The npu-smi device key of a logical device in a file, when a row matched. */
-    public Optional<String> smiKey(String file, int logicalDevice) {
+    public Optional<String> smiKey(FileInfo file, int logicalDevice) {
         return smiRows(file, logicalDevice).stream().map(t -> t.o().context().device())
                 .filter(Objects::nonNull).findFirst();
     }
 
     /** Whether the file lists any process at all (so an absent row means "no process there"). */
-    public boolean smiListsProcesses(String file) {
+    public boolean smiListsProcesses(FileInfo file) {
         // process_count 0: npu-smi's "No running processes found in NPU n", a table that lists nothing
-        return observations.stream().anyMatch(t -> t.file().equals(file)
-                && (t.quantity() == Quantity.PROCESS_MEMORY || t.quantity() == Quantity.PROCESS_COUNT));
+        return smiOf(file).stream().anyMatch(t -> t.quantity() == Quantity.PROCESS_MEMORY || t.quantity() == Quantity.PROCESS_COUNT);
     }
 
     public Optional<TaggedObservation> first(String file, List<TaggedObservation> rows, Quantity quantity) {

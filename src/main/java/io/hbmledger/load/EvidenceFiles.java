@@ -82,10 +82,11 @@ final class EvidenceFiles {
             if (f.format() == EvidenceFormat.PASTED_TEXT && !f.parts().isEmpty()) {
                 // each block of a paste is evidence of its own kind: the rules see an npu-smi
                 // table as an npu-smi sample and a log excerpt as a log, citing the paste's lines
-                Moment idle = PastedMoments.idle(in, f.parts(), assumed, warn);
-                for (EvidencePart part : f.parts()) {
+                List<Moment> said = PastedMoments.moments(in, f.parts(), assumed, warn);
+                for (int i = 0; i < f.parts().size(); i++) {
+                    EvidencePart part = f.parts().get(i);
                     if (part.read()) {
-                        add(in, part.format(), part.observations(), part.format().isDeviceSample() ? idle : null);
+                        add(in, part.format(), part.observations(), said.get(i));
                     }
                 }
             } else {

@@ -62,14 +62,22 @@ public final class EvidenceJsonWriter {
             g.writeNumberField("observations", p.observations().size());
             if (p.idle() != null) {
                 // added: the prose above the table says it shows idle devices, before the server started
-                g.writeObjectFieldStart("idle");
-                g.writeNumberField("line", p.idle().line());
-                g.writeStringField("phrase", p.idle().phrase());
-                g.writeEndObject();
+                writeStated(g, "idle", p.idle().line(), p.idle().phrase());
+            }
+            if (p.started() != null) {
+                // added: the prose says the table was taken after the server started
+                writeStated(g, "started", p.started().line(), p.started().phrase());
             }
             g.writeEndObject();
         }
         g.writeEndArray();
+    }
+
+    private static void writeStated(JsonGenerator g, String field, int line, String phrase) throws IOException {
+        g.writeObjectFieldStart(field);
+        g.writeNumberField("line", line);
+        g.writeStringField("phrase", phrase);
+        g.writeEndObject();
     }
 
     static void writeObservation(JsonGenerator g, Observation o) throws IOException {

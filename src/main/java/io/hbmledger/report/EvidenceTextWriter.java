@@ -50,6 +50,9 @@ public final class EvidenceTextWriter {
             if (p.idle() != null) {
                 what += ", idle before the server started (line " + p.idle().line() + ": \"" + p.idle().phrase() + "\")";
             }
+            if (p.started() != null) {
+                what += ", after the server started (line " + p.started().line() + ": \"" + p.started().phrase() + "\")";
+            }
             rows.add(new String[] {"    " + p.lines(), p.label(), what});
         }
         printAligned(rows, out);

@@ -90,7 +90,7 @@ public final class TimelineBuilder {
             if (x == null) {
                 continue;
             }
-            List<List<TaggedObservation>> samples = ev.smiSamples(f.file(), d.deviceId());
+            List<List<TaggedObservation>> samples = ev.smiSamples(f, d.deviceId());
             for (int i = 0; i < samples.size(); i++) {
                 for (TaggedObservation t : samples.get(i)) {
                     if (isUsed(t.quantity()) && t.o().bytes() != null) {

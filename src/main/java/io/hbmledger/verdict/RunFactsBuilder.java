@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -322,9 +323,9 @@ public final class RunFactsBuilder {
             Figure cap = amount("capacity", d.capacity());
             Figure used = amount("used", d.used());
             List<DeviceFacts.ProcessFacts> procs = new ArrayList<>();
-            for (TaggedObservation t : ev.observations()) {
-                if (t.isSmi() && t.quantity() == Quantity.PROCESS_MEMORY && d.device().equals(t.o().context().device())
-                        && t.o().context().pid() != null && sameMomentAsUsed(t, d)) {
+            for (TaggedObservation t : usedSample(ev, d)) {
+                if (t.quantity() == Quantity.PROCESS_MEMORY && d.device().equals(t.o().context().device())
+                        && t.o().context().pid() != null) {
                     procs.add(new DeviceFacts.ProcessFacts(t.o().context().pid(), t.o().context().processName(),
                             Figure.bytes("process", t.o().bytes(), Confidence.MEASURED, null, List.of(t.source())),
                             serverPids.contains(t.o().context().pid())));
@@ -400,17 +401,26 @@ public final class RunFactsBuilder {
      * it for one taken then.
      */
     private static DeviceFacts.Sample sampleOf(EvidenceSet ev, DeviceLedger d) {
-        if (d.used() == null || !d.used().known() || d.used().source() == null) {
-            return null;
-        }
-        String file = d.used().source().file();
-        return ev.files().stream().filter(f -> f.file().equals(file) && f.format().isDeviceSample()).findFirst()
-                .map(f -> new DeviceFacts.Sample(f.moment())).orElse(null);
+        return usedFile(ev, d).map(f -> new DeviceFacts.Sample(f.moment())).orElse(null);
     }
 
-    /** Process rows of the sample the ledger's used figure came from, not of other moments. */
-    private static boolean sameMomentAsUsed(TaggedObservation t, DeviceLedger d) {
-        return d.used() != null && d.used().source() != null && d.used().source().file().equals(t.file());
+    /**
+     * The device-sample file the ledger's used figure was read from, at the ledger's moment when
+     * the file is listed at several (a paste with an idle table and one after the start).
+     */
+    private static Optional<EvidenceSet.FileInfo> usedFile(EvidenceSet ev, DeviceLedger d) {
+        if (d.used() == null || !d.used().known() || d.used().source() == null) {
+            return Optional.empty();
+        }
+        String file = d.used().source().file();
+        List<EvidenceSet.FileInfo> named = ev.files().stream().filter(f -> f.file().equals(file) && f.format().isDeviceSample()).toList();
+        return named.stream().filter(f -> f.moment() != null && f.moment().jsonName().equals(d.moment())).findFirst()
+                .or(() -> named.stream().findFirst());
+    }
+
+    /** Observations of the sample the ledger's used figure came from, not of other moments. */
+    private static List<TaggedObservation> usedSample(EvidenceSet ev, DeviceLedger d) {
+        return usedFile(ev, d).map(ev::smiOf).orElse(List.of());
     }
 
     private static Figure amount(String name, DeviceLedger.Amount a) {

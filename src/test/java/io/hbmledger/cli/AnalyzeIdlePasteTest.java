@@ -27,6 +27,11 @@ class AnalyzeIdlePasteTest {
     Path tmp;
 
     private Path issue(String prose) throws Exception {
+        return issue(prose, "");
+    }
+
+    /** @param below the line right below the table's closing fence (line 64) */
+    private Path issue(String prose, String below) throws Exception {
         List<String> md = new ArrayList<>();
         md.add(prose);
         md.add("");
@@ -34,13 +39,13 @@ class AnalyzeIdlePasteTest {
         md.addAll(Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt"),
                 StandardCharsets.UTF_8));
         md.add("```");
-        md.add("");
+        md.add(below);
         md.add("Then I start it with `vllm serve /models/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.9` and it hangs.");
         // named "issue.md": no moment from the file name
         return Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8);
     }
 
-    private static JsonNode analyze(Path p) throws Exception {
+    static JsonNode analyze(Path p) throws Exception {
         CliRun r = CliRun.of("analyze", "--no-write", "--format", "json", p.toString());
         assertThat(r.exit()).as(r.err()).isZero();
         return new ObjectMapper().readTree(r.out());
@@ -63,6 +68,17 @@ class AnalyzeIdlePasteTest {
     }
 
     @Test
+    void aSentenceRightBelowTheTableThatPointsBackAtItCountsToo() throws Exception {
+        // vllm-ascend issues often say it after the paste: "以上是启动vllm之前的npu-smi"
+        JsonNode r = analyze(issue("npu-smi info:", "以上是启动vllm之前的npu-smi信息。"));
+        assertThat(kinds(r)).doesNotContain("below_budget");
+        assertThat(r.get("notes").toString()).contains("lines 4-62 (line 64 says \\\"启动vllm之前\\\") taken at baseline")
+                .contains("from the prose below the table");
+        assertThat(AnalyzeFindingsTest.entry(r.get("devices").get(0), "driver_baseline").get("bytes").asLong())
+                .isEqualTo(3437 * MIB);
+    }
+
+    @Test
     void withoutThatSentenceTheSameTableIsStillComparedWithTheBudget() throws Exception {
         // the finding item 5 removes for idle tables, shown to fire on the same paste without the prose's word
         JsonNode r = analyze(issue("npu-smi shows:"));
@@ -80,7 +96,8 @@ class AnalyzeIdlePasteTest {
         Path p = issue("Before starting vLLM, npu-smi shows:");
         List<String> md = new ArrayList<>(Files.readAllLines(p, StandardCharsets.UTF_8));
         md.add("");
-        md.add("After starting it:");
+        // says nothing of when: it may be the same idle cards a minute later, or the running server
+        md.add("And this one from the other node:");
         md.add("```");
         md.addAll(Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-264_910B2C_16npu_with_processes.txt"),
                 StandardCharsets.UTF_8));
@@ -88,7 +105,8 @@ class AnalyzeIdlePasteTest {
         Files.write(p, md, StandardCharsets.UTF_8);
         CliRun r = CliRun.of("analyze", "--no-write", "--format", "json", p.toString());
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.err()).contains("shows idle devices, before the server started, but not the other tables");
+        assertThat(r.err()).contains("shows idle devices, before the server started, but not the other tables")
+                .contains("(nor that lines 69-167 were taken after the start)");
         assertThat(new ObjectMapper().readTree(r.out()).get("notes").toString()).doesNotContain("taken at baseline");
     }
 

@@ -102,9 +102,45 @@ final class NpuSmiDeviceRows {
                 && INT.matcher(row.cells().get(3).strip()).matches();
     }
 
-    /** True when cleaned lines hold at least two process rows (frames between them or not) without a header. */
+    /**
+     * True when cleaned lines hold process rows without a header: at least two (frames between
+     * them or not), or one alone printed at npu-smi's own column widths ({@link #isPrintedProcessRow}).
+     */
     static boolean hasProcessRows(List<String> cleaned) {
-        return cleaned.stream().filter(l -> SmiLines.isRow(l) && isProcessRow(SmiLines.row(l))).limit(2).count() == 2;
+        List<String> rows = cleaned.stream().filter(l -> SmiLines.isRow(l) && isProcessRow(SmiLines.row(l))).limit(2).toList();
+        return rows.size() == 2 || rows.size() == 1 && isPrintedProcessRow(rows.get(0));
+    }
+
+    /**
+     * Widths between the pipes of npu-smi info's process rows, {@code | 0       0                 |
+     * 641248        | python3                  | 113                     |}: 27, 15, 26, 25 in every
+     * 910B and Atlas A3 table of the corpus (23.0 to 25.5), 31, 17, 26, 27 under the 310P duo's
+     * process header (corpus 6842). A lone row of the process shape is taken for npu-smi's only
+     * when it keeps one of them: a markdown table row someone typed ({@code | 0 0 | 12 | a | 3 |})
+     * has the shape but not the widths.
+     */
+    private static final int[][] PROCESS_WIDTHS = {{27, 15, 26, 25}, {31, 17, 26, 27}};
+
+    /** True for a cleaned process row whose cells have the widths npu-smi prints them at. */
+    static boolean isPrintedProcessRow(String cleaned) {
+        for (int[] widths : PROCESS_WIDTHS) {
+            if (hasWidths(cleaned, widths)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasWidths(String row, int[] widths) {
+        int at = 0;
+        for (int width : widths) {
+            int next = at + width + 1;
+            if (row.length() <= next || row.charAt(at) != '|' || row.charAt(next) != '|' || row.substring(at + 1, next).indexOf('|') >= 0) {
+                return false;
+            }
+            at = next;
+        }
+        return row.length() == at + 1;
     }
 
     private static int pairs(String cell) {

@@ -40,7 +40,7 @@ public final class NpuSmiReader implements EvidenceReader {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }
         // device rows pasted without the header: the parser reads them in npu-smi's fixed layout
-        // process rows alone without their header are not read, but the warning says why (not "prose")
+        // process rows without their header: two or more, or one alone at npu-smi's own column widths
         if (!SmiLines.hasLogLine(lines) && (NpuSmiDeviceRows.hasPair(lines) || NpuSmiDeviceRows.hasProcessRows(lines))) {
             return Optional.of(NpuSmiInfoParser.FORMAT);
         }

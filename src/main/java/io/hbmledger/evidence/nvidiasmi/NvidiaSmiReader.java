@@ -35,6 +35,10 @@ public final class NvidiaSmiReader implements EvidenceReader {
         if (SmiLines.isMostlyTable(lines, NvidiaSmiTableParser::isHeader)) {
             return Optional.of(NvidiaSmiTableParser.FORMAT);
         }
+        // process rows pasted without their header: the type column and the MiB leave one reading
+        if (!SmiLines.hasLogLine(lines) && lines.stream().anyMatch(NvidiaSmiHeaderlessProcesses::isRow)) {
+            return Optional.of(NvidiaSmiTableParser.FORMAT);
+        }
         if (NvidiaSmiCsvParser.looksLikeCsv(text)) {
             return Optional.of(NvidiaSmiCsvParser.FORMAT);
         }

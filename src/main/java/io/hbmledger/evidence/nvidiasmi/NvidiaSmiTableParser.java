@@ -61,6 +61,8 @@ public final class NvidiaSmiTableParser {
     private final List<Integer> blockLines = new ArrayList<>();
     private int memRow = -1;
     private int memCell = -1;
+    /** Process rows outside any table, read without their header. */
+    private final NvidiaSmiHeaderlessProcesses headerless = new NvidiaSmiHeaderlessProcesses();
 
     private NvidiaSmiTableParser() {
     }
@@ -81,6 +83,7 @@ public final class NvidiaSmiTableParser {
             p.accept(i + 1, SmiLines.clean(lines.get(i)));
         }
         p.endOfTable();
+        p.headerless.warning().ifPresent(p.warnings::add);
         List<Observation> sorted = new ArrayList<>(p.out);
         sorted.sort((a, b) -> Integer.compare(a.line(), b.line()));
         return new SmiParse(sorted, p.warnings);
@@ -113,7 +116,9 @@ public final class NvidiaSmiTableParser {
             }
             return;
         }
-        if (mode == Mode.HEADER) {
+        if (mode == Mode.NONE) {
+            headerless.read(line, s).ifPresent(out::add);
+        } else if (mode == Mode.HEADER) {
             header.add(row);
         } else if (mode == Mode.BODY) {
             if (String.join(" ", row.cells()).strip().toLowerCase(Locale.ROOT).matches("no (mig devices|running processes) found.*")) {

@@ -1,6 +1,7 @@
 package io.hbmledger.evidence.paste;
 
 import io.hbmledger.evidence.StatedIdle;
+import io.hbmledger.evidence.StatedStart;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -29,7 +30,9 @@ public final class IdlePhrases {
                     + "|\\b(?:before|prior\\s+to)\\s+(?:the\\s+)?`*(?:vllm|server|service|model|engine)\\b"
                     + "|\\b(?:is|are|was|were|sits?|stay(?:s|ed)?)\\s+idle\\b|\\bidle\\s+(?:state|cards?|npus?|devices?|gpus?)\\b"
                     + "|\\bno\\s+(?:process(?:es)?|service|server|model)\\s+(?:is\\s+|was\\s+)?(?:running|started|loaded)\\b"
-                    + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?前|(?:未|没有|还没|尚未)(?:启动|拉起|部署|运行)|空闲");
+                    + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?前|(?:未|没有|还没|尚未)(?:启动|拉起|部署|运行)|空闲"
+                    // a line that is only the label "before:" ({@link StatedIdle#bare()})
+                    + "|^\\s*(?:before|之前|以前)(?=\\s*[:：]?\\s*$)");
     /** Phrases saying the server was started or running: a table after them is not idle. */
     private static final Pattern AFTER = Pattern.compile(
             "(?i)\\bafter\\s+(?:i\\s+|we\\s+)?" + STARTED
@@ -38,6 +41,12 @@ public final class IdlePhrases {
                     + "|\\b(?:vllm|the\\s+server|the\\s+service)\\s+(?:is|was)\\s+(?:up|running|started)\\b"
                     + "|\\bwhile\\s+(?:vllm|the\\s+server|it)\\s+(?:is\\s+|was\\s+)?(?:running|serving)\\b"
                     + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?后|运行中|运行时");
+
+    /** Words pointing back at what is above: the table just pasted. */
+    private static final Pattern BACK = Pattern.compile("(?i)\\babove\\b|以上|上面|上述|上图");
+
+    /** The end of a clause, before the one that introduces the next table. */
+    private static final Pattern SENTENCE_END = Pattern.compile("[.,!?](?=\\s)|[;。；，！？]");
 
     private IdlePhrases() {
     }
@@ -48,15 +57,70 @@ public final class IdlePhrases {
      * none says when.
      */
     public static Optional<StatedIdle> of(List<String> lines, int first, int last) {
+        return Optional.ofNullable(above(lines, first, last).idle());
+    }
+
+    /**
+     * What lines {@code first..last} (the prose right above a table) say of when it was taken,
+     * from the phrase nearest the table: idle ("Before starting vLLM:"), started ("After starting
+     * vLLM:"), or neither.
+     */
+    public static Said above(List<String> lines, int first, int last) {
         for (int n = last; n >= first; n--) {
-            String line = lines.get(n - 1);
-            int before = lastEnd(BEFORE, line);
-            int after = lastEnd(AFTER, line);
-            if (before >= 0 || after >= 0) {
-                return before > after ? lastMatch(BEFORE, line, n) : Optional.empty();
+            Said s = said(lines.get(n - 1), n);
+            if (s.any()) {
+                return s;
             }
         }
-        return Optional.empty();
+        return Said.NOTHING;
+    }
+
+    /**
+     * What line {@code first}, the first line of the prose right below a table, says of it when
+     * it refers back to it with a word pointing up ("The above is before starting vLLM.",
+     * "以上是启动前的npu-smi"). A clause ending in a colon introduces what follows, not the table,
+     * so it is left out ("The above is idle. After starting it:" says the table is idle). Only
+     * that line: a sentence further down speaks of something else as often as of the table.
+     */
+    public static Said below(List<String> lines, int first) {
+        String line = lines.get(first - 1).strip();
+        if (line.endsWith(":") || line.endsWith("：")) {
+            Matcher end = SENTENCE_END.matcher(line);
+            int cut = 0;
+            while (end.find()) {
+                cut = end.end();
+            }
+            line = line.substring(0, cut);
+        }
+        return BACK.matcher(line).find() ? said(line, first) : Said.NOTHING;
+    }
+
+    /** The phrase of one line that is nearest its end: idle, started, or neither. */
+    private static Said said(String line, int n) {
+        int before = lastEnd(BEFORE, line);
+        int after = lastEnd(AFTER, line);
+        if (before < 0 && after < 0) {
+            return Said.NOTHING;
+        }
+        return before > after
+                ? new Said(lastMatch(BEFORE, line).map(f -> new StatedIdle(n, f)).orElseThrow(), null)
+                : new Said(null, lastMatch(AFTER, line).map(f -> new StatedStart(n, f)).orElseThrow());
+    }
+
+    /**
+     * What prose says of a table's moment: at most one of the two is set.
+     *
+     * @param idle the table shows idle devices, before the server started; or null
+     * @param started the table was taken after the server started; or null
+     */
+    public record Said(StatedIdle idle, StatedStart started) {
+
+        public static final Said NOTHING = new Said(null, null);
+
+        /** True when the prose says either. */
+        public boolean any() {
+            return idle != null || started != null;
+        }
     }
 
     /**
@@ -74,13 +138,13 @@ public final class IdlePhrases {
         return Optional.empty();
     }
 
-    private static Optional<StatedIdle> lastMatch(Pattern p, String line, int n) {
+    private static Optional<String> lastMatch(Pattern p, String line) {
         Matcher m = p.matcher(line);
         String found = null;
         while (m.find()) {
             found = m.group();
         }
-        return Optional.ofNullable(found).map(f -> new StatedIdle(n, f));
+        return Optional.ofNullable(found);
     }
 
     private static int lastEnd(Pattern p, String line) {

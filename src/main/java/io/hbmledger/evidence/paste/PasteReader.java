@@ -74,7 +74,9 @@ public final class PasteReader implements EvidenceReader {
         if (fencedOnly) {
             // an unfenced paste that holds a device table and log lines too: one-format readers
             // would each take the whole text and drop what the other tool printed
-            return mixesTools(lines) ? Optional.of(FORMAT) : Optional.empty();
+            // or two tables the prose tells apart (idle, then after the start): one reader would give them one moment
+            return mixesTools(lines) || TablesToldApart.toldApart(lines, 1, PasteSegmenter.split(lines))
+                    ? Optional.of(FORMAT) : Optional.empty();
         }
         boolean output = lines.stream().map(PasteLine::of).anyMatch(k -> k == PasteLine.SMI || k == PasteLine.LOG);
         return output || SUBJECT.matcher(text).find() ? Optional.of(FORMAT) : Optional.empty();
@@ -111,7 +113,9 @@ public final class PasteReader implements EvidenceReader {
         List<String> lines = TextLines.split(text.startsWith("\uFEFF") ? text.substring(1) : text);
         List<EvidencePart> parts = new ArrayList<>();
         PasteSegment proseAbove = null;
-        for (PasteSegment s : PasteSegmenter.split(lines)) {
+        List<PasteSegment> segments = PasteSegmenter.split(lines);
+        for (int i = 0; i < segments.size(); i++) {
+            PasteSegment s = segments.get(i);
             if (s.kind() == PasteLine.PROSE) {
                 proseAbove = s;
                 List<InlineCommands.Command> commands = InlineCommands.find(lines, s.first(), s.last());
@@ -132,9 +136,13 @@ public final class PasteReader implements EvidenceReader {
             Optional<EvidencePart> whole = dispatch(lines, s, displayPath);
             PasteSegment said = proseAbove;
             proseAbove = null;
+            if (whole.isPresent() && whole.get().format().isDeviceSample() && s.kind() == PasteLine.FENCE
+                    && readApart(lines, s, said == null ? s.first() : said.first(), displayPath, parts)) {
+                continue;
+            }
             if (whole.isPresent()) {
-                parts.add(whole.get().format().isDeviceSample() && said != null
-                        ? whole.get().withIdle(IdlePhrases.of(lines, said.first(), said.last()).orElse(null))
+                parts.add(whole.get().format().isDeviceSample() ? TablesToldApart.withStated(whole.get(), lines, said,
+                        i + 1 < segments.size() && segments.get(i + 1).kind() == PasteLine.PROSE ? segments.get(i + 1) : null)
                         : whole.get());
                 continue;
             }
@@ -149,6 +157,7 @@ public final class PasteReader implements EvidenceReader {
                 parts.addAll(read);
             }
         }
+        parts = TablesToldApart.bareBeforeOnlyBesideStarted(parts);
         List<Observation> obs = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         for (EvidencePart p : parts) {
@@ -161,6 +170,30 @@ public final class PasteReader implements EvidenceReader {
                     + " vLLM log or error lines, config.json); only prose, skipped: paste the tool's output itself");
         }
         return new EvidenceFile(displayPath, FORMAT, obs, warnings, parts);
+    }
+
+    /**
+     * A fenced block holding tables that the prose in it (or right above it, for the first) tells
+     * apart ("before: | ... | after starting vLLM: | ... |"): each run of output in it is read on
+     * its own, each table with what its prose says.
+     *
+     * @param from the first line whose prose may speak of the block's first table
+     * @return false, adding nothing, when the block's prose does not tell its tables apart
+     */
+    private boolean readApart(List<String> lines, PasteSegment fence, int from, String displayPath, List<EvidencePart> parts)
+            throws EvidenceException {
+        List<PasteSegment> runs = PasteSegmenter.runsWithin(lines, fence);
+        if (!TablesToldApart.toldApart(lines, from, runs)) {
+            return false;
+        }
+        for (PasteSegment r : runs) {
+            Optional<EvidencePart> p = dispatch(lines, r, displayPath);
+            if (p.isPresent()) {
+                IdlePhrases.Said said = TablesToldApart.above(lines, from, runs, r);
+                parts.add(p.get().format().isDeviceSample() ? p.get().withStated(said.idle(), said.started()) : p.get());
+            }
+        }
+        return true;
     }
 
     /**

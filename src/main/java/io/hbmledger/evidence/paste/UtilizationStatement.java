@@ -76,6 +76,7 @@ final class UtilizationStatement {
                     }
                     add(out, Double.parseDouble(p.group(g)) / 100, i, line.substring(p.start(g), sign + 1));
                 }
+                sharesByWord(lines, i, out);
                 continue;
             }
             String after = line.substring(name.start());
@@ -93,6 +94,36 @@ final class UtilizationStatement {
             }
         }
         return out;
+    }
+
+    /**
+     * A word for a share right before a ratio ("使用比例0.3", "比例为0.3", "a ratio of 0.3", "利用率0.85")
+     * or right after it ("0.3比例"), on a line about instances that does not name the setting.
+     */
+    private static final Pattern SHARE_BEFORE = Pattern.compile(
+            "(?i)(?:比例|占比|利用率|\\bratio|\\bshare|\\butili[sz]ation)\\s*(?:为|是|设为|设置为|of|=|:|：)?\\s*$");
+    private static final Pattern SHARE_AFTER = Pattern.compile("^\\s*的?(?:比例|占比)");
+
+    /**
+     * vllm-ascend #7308's test list: "第一个实例使用比例0.3，第二个实例使用比例0.6时能够拉起两个服务" under
+     * a paragraph that names {@code --gpu-memory-utilization}: ratios next to a word for a share, on
+     * a line about instances, read as the setting only when a line above names it (a share of what is
+     * not said otherwise: "利用率0.85" alone may be the AICore's). A percentage is left to
+     * {@link #MEMORY_PERCENT}; a multiple ("0.05倍") has no share word.
+     */
+    private static void sharesByWord(List<String> lines, int n, List<Observation> out) {
+        String line = lines.get(n - 1);
+        List<String> found = new ArrayList<>();
+        Matcher m = RATIO.matcher(line);
+        while (m.find()) {
+            if (m.group(1) != null && (SHARE_BEFORE.matcher(line.substring(Math.max(0, m.start() - 12), m.start())).find()
+                    || SHARE_AFTER.matcher(line.substring(m.end())).find())) {
+                found.add(m.group(1));
+            }
+        }
+        if (!found.isEmpty() && lines.subList(0, n - 1).stream().anyMatch(l -> NAMES.matcher(l).find())) {
+            found.forEach(text -> add(out, Double.parseDouble(text), n, text));
+        }
     }
 
     /** Words around a percentage that make it a reading of use ("usage at 98%", "95% used", "占用95%"), not a share. */

@@ -42,7 +42,7 @@ public final class LaterSamplesCheck implements DeviceRule {
             int samples = 0;
             for (EvidenceSet.FileInfo f : ev.smiFiles(m)) {
                 // every sample of the file (a capture under load holds many), one used row each
-                for (List<TaggedObservation> sample : ev.smiSamples(f.file(), d.logicalDevice())) {
+                for (List<TaggedObservation> sample : ev.smiSamples(f, d.logicalDevice())) {
                     for (TaggedObservation t : sample) {
                         if (t.quantity() == Quantity.HBM_USED || t.quantity() == Quantity.FB_USED
                                 || t.quantity() == Quantity.MEMORY_USED) {

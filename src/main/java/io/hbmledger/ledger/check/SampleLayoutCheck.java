@@ -37,14 +37,14 @@ public final class SampleLayoutCheck implements DeviceRule {
         Set<String> shapes = new LinkedHashSet<>();
         List<String> described = new ArrayList<>();
         for (EvidenceSet.FileInfo f : files) {
-            List<TaggedObservation> all = ev.where(t -> t.file().equals(f.file()) && t.isSmi());
+            List<TaggedObservation> all = ev.smiOf(f);
             if (all.stream().allMatch(t -> t.o().context().device() == null)) {
                 continue; // e.g. npu-smi info -t usages -i N: no table layout to compare
             }
             long chips = all.stream().map(t -> t.o().context().device()).filter(Objects::nonNull).distinct().count();
             boolean ids = all.stream().anyMatch(t -> t.o().context().deviceId() != null);
-            String key = ev.smiKey(f.file(), d.logicalDevice()).orElse("absent");
-            Long cap = ev.smiRows(f.file(), d.logicalDevice()).stream()
+            String key = ev.smiKey(f, d.logicalDevice()).orElse("absent");
+            Long cap = ev.smiRows(f, d.logicalDevice()).stream()
                     .filter(t -> CAPACITY.contains(t.quantity())).map(t -> t.o().bytes()).findFirst().orElse(null);
             String shape = key + ", " + chips + " chips, " + (ids ? "with" : "no") + " Phy-ID"
                     + (cap == null ? "" : ", capacity " + Units.gib(cap));

@@ -56,12 +56,12 @@ public final class GpuRuntimeRule implements DeviceRule {
     }
 
     private static void driverReserved(EvidenceSet ev, DeviceDraft d) {
-        List<String> files = new ArrayList<>();
+        List<EvidenceSet.FileInfo> files = new ArrayList<>();
         if (d.sampleFile() != null) {
-            files.add(d.sampleFile());
+            files.add(ev.smiFile(d.sampleFile(), d.sampleMoment()));
         }
-        ev.smiFiles(Moment.BASELINE).forEach(f -> files.add(f.file()));
-        for (String f : files) {
+        files.addAll(ev.smiFiles(Moment.BASELINE));
+        for (EvidenceSet.FileInfo f : files) {
             Optional<TaggedObservation> r = ev.smiRows(f, d.logicalDevice()).stream()
                     .filter(t -> t.quantity() == Quantity.FB_RESERVED).findFirst();
             if (r.isPresent()) {

@@ -26,7 +26,7 @@ public final class DriverBaselineRule implements DeviceRule {
         List<TaggedObservation> used = new ArrayList<>();
         long procs = 0;
         for (EvidenceSet.FileInfo f : ev.smiFiles(Moment.BASELINE)) {
-            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice());
+            List<TaggedObservation> rows = ev.smiRows(f, d.logicalDevice());
             for (Quantity q : List.of(Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED)) {
                 TaggedObservation u = rows.stream().filter(t -> t.quantity() == q).findFirst().orElse(null);
                 if (u != null) {

@@ -36,19 +36,19 @@ public final class ProcessTableRule implements DeviceRule {
             d.decide(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment()));
             return;
         }
-        if (!ev.smiListsProcesses(d.sampleFile())) {
+        EvidenceSet.FileInfo sample = ev.smiFile(d.sampleFile(), d.sampleMoment());
+        if (!ev.smiListsProcesses(sample)) {
             d.decide(Entry.unknown(Component.OTHER_PROCESSES,
                     "the " + d.moment() + " sample lists no process on any device (no process table, or it was cut off)"));
             return;
         }
-        List<TaggedObservation> procs = ev.smiRows(d.sampleFile(), d.logicalDevice()).stream()
+        List<TaggedObservation> procs = ev.smiRows(sample, d.logicalDevice()).stream()
                 .filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).toList();
         List<Long> pids = serverPids(ev);
         // In a container, npu-smi may show host pids while the server's own pids are the
         // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
-        String sampleFile = d.sampleFile();
-        boolean pidsSeen = !pids.isEmpty() && ev.where(t -> t.file().equals(sampleFile)
-                && t.quantity() == Quantity.PROCESS_MEMORY && pids.contains(t.o().context().pid())).size() > 0;
+        boolean pidsSeen = !pids.isEmpty() && ev.smiOf(sample).stream()
+                .anyMatch(t -> t.quantity() == Quantity.PROCESS_MEMORY && pids.contains(t.o().context().pid()));
         boolean byPid = pidsSeen;
         List<TaggedObservation> server = new ArrayList<>();
         List<TaggedObservation> other = new ArrayList<>();

@@ -18,7 +18,7 @@ public final class SampleChoice {
     static String describe(EvidenceSet ev, List<EvidenceSet.FileInfo> files, EvidenceSet.FileInfo used,
                            int logicalDevice, TaggedObservation row) {
         StringBuilder b = new StringBuilder();
-        List<List<TaggedObservation>> samples = ev.smiSamples(used.file(), logicalDevice);
+        List<List<TaggedObservation>> samples = ev.smiSamples(used, logicalDevice);
         if (samples.size() > 1) {
             StringBuilder starts = new StringBuilder();
             for (List<TaggedObservation> s : samples) {

@@ -36,15 +36,15 @@ public final class SmiSampleRule implements DeviceRule {
             // One sample per device and moment, never a sum: the last file listed at the moment,
             // and in it the last sample of the device (EvidenceSet.smiRows); the note counts the rest.
             List<EvidenceSet.FileInfo> withDevice = ev.smiFiles(m).stream()
-                    .filter(f -> hasUsed(ev.smiRows(f.file(), d.logicalDevice())))
+                    .filter(f -> hasUsed(ev.smiRows(f, d.logicalDevice())))
                     .toList();
             if (withDevice.isEmpty()) {
                 continue;
             }
             EvidenceSet.FileInfo f = withDevice.get(withDevice.size() - 1);
-            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice());
+            List<TaggedObservation> rows = ev.smiRows(f, d.logicalDevice());
             d.decideSample(new DeviceDraft.SmiSample(f.file(), m == null ? null : m.jsonName()));
-            ev.smiKey(f.file(), d.logicalDevice()).ifPresent(d::decideDeviceKey);
+            ev.smiKey(f, d.logicalDevice()).ifPresent(d::decideDeviceKey);
             Optional<UsageRate> rate = UsageRate.of(rows);
             if (pick(rows, Quantity.HBM_USED, Quantity.MEMORY_USED, Quantity.FB_USED).isEmpty() && rate.isPresent()) {
                 UsageRate r = rate.get();
@@ -69,10 +69,10 @@ public final class SmiSampleRule implements DeviceRule {
             if (!f.format().isDeviceSample()) {
                 continue;
             }
-            List<TaggedObservation> rows = ev.smiRows(f.file(), d.logicalDevice());
+            List<TaggedObservation> rows = ev.smiRows(f, d.logicalDevice());
             Optional<TaggedObservation> cap = pick(rows, Quantity.HBM_TOTAL, Quantity.HBM_CAPACITY, Quantity.MEMORY_TOTAL, Quantity.MEMORY_CAPACITY, Quantity.FB_TOTAL);
             if (cap.isPresent()) {
-                ev.smiKey(f.file(), d.logicalDevice()).ifPresent(d::decideDeviceKey);
+                ev.smiKey(f, d.logicalDevice()).ifPresent(d::decideDeviceKey);
                 TaggedObservation c = cap.get();
                 d.decideCapacity(SmiReading.amount(c,
                         "from the " + (f.moment() == null ? "untagged" : f.moment().jsonName())
@@ -96,7 +96,7 @@ public final class SmiSampleRule implements DeviceRule {
                 continue;
             }
             String name = f.file() + " (" + (f.moment() == null ? "no moment" : f.moment().jsonName()) + ")";
-            if (!ev.smiRows(f.file(), d.logicalDevice()).isEmpty()) {
+            if (!ev.smiRows(f, d.logicalDevice()).isEmpty()) {
                 have.add(name);
             }
             if (f.moment() != null && f.moment().jsonName().equals(d.moment())) {

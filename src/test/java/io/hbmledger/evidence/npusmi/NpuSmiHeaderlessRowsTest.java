@@ -154,6 +154,35 @@ class NpuSmiHeaderlessRowsTest {
                 .startsWith("line 3: process rows without npu-smi's header (lines 3, 5)");
     }
 
+    /**
+     * One process row pasted alone (264's line 59, "| 0       0 | 418635 | vllm | 56057 |" at
+     * npu-smi's widths) between two lines of prose: read like several, inferred.
+     */
+    @Test
+    void aLoneProcessRowAtNpuSmisWidthsIsReadAsInferred() throws IOException {
+        String text = "只有这个进程占用：\n" + excerpt("vllm-ascend-264_910B2C_16npu_with_processes.txt", 59, 59).get(0) + "\n谢谢\n";
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        assertThat(new NpuSmiReader().detect(new FileHead("x.md", bytes, bytes.length))).contains(EvidenceFormat.NPU_SMI_INFO);
+        SmiParse p = NpuSmiInfoParser.parse(text);
+        Observation vllm = one(p, "process_memory", "npu:0/chip:0");
+        assertThat(vllm.line()).isEqualTo(2);
+        assertThat(vllm.bytes()).isEqualTo(56057 * MIB);
+        assertThat(vllm.context().pid()).isEqualTo(418635L);
+        assertThat(vllm.context().inferred()).isTrue();
+        assertThat(p.warnings()).singleElement().asString().startsWith("line 2: process rows without npu-smi's header (line 2)");
+    }
+
+    /** The same shape typed by hand (cells not at npu-smi's widths), alone: a markdown table row, not taken. */
+    @Test
+    void aLoneProcessShapedRowTypedByHandIsNotTaken() {
+        byte[] bytes = "the process:\n| 0 0 | 418635 | vllm | 56057 |\n".getBytes(StandardCharsets.UTF_8);
+        assertThat(new NpuSmiReader().detect(new FileHead("x.md", bytes, bytes.length))).isEmpty();
+        // under the 310P duo's process header widths (corpus 6842 line 33: 31, 17, 26, 27) it is npu-smi's
+        String duo = "| 1       0                     | 4021            | python3                  | 3012                      |";
+        assertThat(NpuSmiDeviceRows.isPrintedProcessRow(duo)).isTrue();
+        assertThat(NpuSmiDeviceRows.isPrintedProcessRow(duo.replace("3012 ", "3012"))).isFalse();
+    }
+
     /** A row of another cell count (a driver that adds a column) is not guessed at. */
     @Test
     void aProcessRowOfAnotherShapeIsNotRead() throws IOException {

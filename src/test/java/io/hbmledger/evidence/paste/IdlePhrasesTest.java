@@ -3,6 +3,7 @@ package io.hbmledger.evidence.paste;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.StatedIdle;
+import io.hbmledger.evidence.StatedStart;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -49,5 +50,31 @@ class IdlePhrasesTest {
         assertThat(of("Before `vllm serve`, npu-smi shows:")).map(StatedIdle::phrase).contains("Before `vllm");
         // the server up, no request yet: not idle
         assertThat(of("After starting vLLM, before any request:")).isEmpty();
+    }
+
+    @Test
+    void aTableAfterTheStartIsSaidToBeStarted() {
+        assertThat(IdlePhrases.above(List.of("After starting vLLM, npu-smi shows:"), 1, 1).started())
+                .isEqualTo(new StatedStart(1, "After starting"));
+        assertThat(IdlePhrases.above(List.of("vllm启动后，npu-smi如下："), 1, 1).started()).extracting(StatedStart::phrase)
+                .isEqualTo("启动后");
+        assertThat(IdlePhrases.above(List.of("npu-smi:"), 1, 1).any()).isFalse();
+    }
+
+    private static IdlePhrases.Said below(String line) {
+        return IdlePhrases.below(List.of("| 0 0 | 641248 | | 113 |", line), 2);
+    }
+
+    @Test
+    void aSentenceRightBelowATableThatPointsBackAtItSaysWhenItWasTaken() {
+        assertThat(below("The above is before starting vLLM.").idle()).isEqualTo(new StatedIdle(2, "before starting"));
+        assertThat(below("以上是启动vllm之前的npu-smi").idle()).extracting(StatedIdle::phrase).isEqualTo("启动vllm之前");
+        assertThat(below("Above: after starting the server").started()).isEqualTo(new StatedStart(2, "after starting"));
+        // the clause ending in a colon introduces the next table; the one before it speaks of this one
+        assertThat(below("The above is idle; after starting vLLM v0.9.1:").idle()).isEqualTo(new StatedIdle(2, "is idle"));
+        // no word pointing back: it may speak of the next table as well
+        assertThat(below("Before starting vLLM the cards were idle.").any()).isFalse();
+        // only a colon-ended clause pointing back: it introduces what follows
+        assertThat(below("Above is the log; after starting vLLM:").any()).isFalse();
     }
 }

@@ -194,6 +194,55 @@ class PasteReaderTest {
     }
 
     /**
+     * One process row of npu-smi info, at its printed widths, alone in the prose of an issue whose
+     * log says the start was refused: read as that process's memory, inferred. 3012 MiB =
+     * 3012 x 1048576 = 3,158,310,912 B.
+     */
+    @Test
+    void aLoneNpuSmiProcessRowInProseIsRead() throws Exception {
+        String text = String.join("\n",
+                "Only one process holds NPU 0, not mine:",                                        // 1
+                "| 0       0                 | 12345         | python3                  | 3012                    |",
+                "but vLLM fails with",                                                            // 3
+                "ValueError: Free memory on device (27.18/60.96 GiB) on startup is less than desired GPU memory"
+                        + " utilization (0.9, 54.86 GiB).",                                       // 4
+                "");
+        Observation p = loneProcessRow(read("issue.md", text), "npu-smi-info");
+        assertThat(p.bytes()).isEqualTo(3_158_310_912L);
+        assertThat(p.context().pid()).isEqualTo(12345L);
+        assertThat(p.context().processName()).isEqualTo("python3");
+    }
+
+    /** The one process_memory of a paste, read from its line 2 as part of that line's range, inferred. */
+    private static Observation loneProcessRow(EvidenceFile f, String format) {
+        Observation p = one(f, "process_memory");
+        assertThat(p.line()).isEqualTo(2);
+        assertThat(p.context().inferred()).isTrue();
+        assertThat(f.parts()).extracting(EvidencePart::firstLine, q -> q.format().contractName())
+                .contains(org.assertj.core.groups.Tuple.tuple(2, format));
+        return p;
+    }
+
+    /**
+     * The nvidia-smi process row that holds the GPU, quoted alone in the prose above a vLLM refusal
+     * (row laid out under the corpus localgpt #14 process header): read, inferred. 7000 MiB =
+     * 7000 x 1048576 = 7,340,032,000 B.
+     */
+    @Test
+    void aLoneNvidiaSmiProcessRowInProseIsRead() throws Exception {
+        String text = String.join("\n",
+                "Something else holds the card:",                                                 // 1
+                "|    0   N/A  N/A      4242      C   /usr/bin/python3                           7000MiB |",
+                "ValueError: Free memory on device (0.9/8.0 GiB) on startup is less than desired GPU memory"
+                        + " utilization (0.9, 7.2 GiB).",                                         // 3
+                "");
+        Observation p = loneProcessRow(read("issue.md", text), "nvidia-smi");
+        assertThat(p.bytes()).isEqualTo(7_340_032_000L);
+        assertThat(p.context().device()).isEqualTo("gpu:0");
+        assertThat(p.context().pid()).isEqualTo(4242L);
+    }
+
+    /**
      * An unfenced issue: headerless 910B4 rows quoted with "> " (vllm-ascend #8809's figures, the pair
      * of NPU 0 broken by a quoted blank line) and the start command as inline code in the prose.
      * The npu-smi reader took the text whole and dropped the command; as a paste, both are read.

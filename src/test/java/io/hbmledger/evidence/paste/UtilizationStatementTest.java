@@ -74,4 +74,33 @@ class UtilizationStatementTest {
         // a percentage operand of worked arithmetic after the setting's name
         assertThat(read("two instances with gpu_memory_utilization: 45% + 60% = 105% of the total")).isEmpty();
     }
+
+    private static List<Double> readLast(String... lines) {
+        return UtilizationStatement.read(List.of(lines), lines.length, lines.length).stream().map(Observation::value).toList();
+    }
+
+    /**
+     * vllm-ascend #7308 (github.com/vllm-project/vllm-ascend/issues/7308): the setting named in the
+     * first paragraph, the instances' shares in a list below it as "使用比例0.3", without the name.
+     */
+    @Test
+    void sharesByAWordForShareBelowALineThatNamesTheSetting() {
+        String named = "起因：按照vllm在GPU上的部署经验，使用vllm-ascend 0.14.0RC1在分别两个模型配置--gpu-memory-utilization 0.3后，"
+                + "第二个模型拉起失败，报错有`Available memory: 0`。";
+        assertThat(readLast(named, "", "进行了如下测试：", "- 第一个实例使用比例0.3，第二个实例使用比例0.6时能够拉起两个服务，"
+                + "`Available memory`对应值两个服务相同")).containsExactly(0.3, 0.6);
+        // a multiple is no share; the version is no ratio
+        assertThat(readLast(named, "- 第一个实例使用比例0.8，第二个实例使用比例0.85时能够拉起两个服务，第二个实例的`Available memory`"
+                + "远超过了0.05倍，不符预期。")).containsExactly(0.8, 0.85);
+        assertThat(readLast(named, "- 切换到0.15.0RC1版本，两个实例均使用0.3比例，第二个实例拉起报错")).containsExactly(0.3);
+        assertThat(readLast("two instances, --gpu-memory-utilization set for both:", "the first instance with a ratio of 0.4, the second 0.5"))
+                .containsExactly(0.4);
+    }
+
+    @Test
+    void withoutTheSettingNamedAboveAShareWordSaysNothing() {
+        // "利用率" alone may be the AICore's; nothing above says which setting
+        assertThat(readLast("两个实例都在跑", "第一个实例利用率0.85，第二个实例使用比例0.3")).isEmpty();
+        assertThat(readLast("two instances, I set 0.9 and it fails")).isEmpty();
+    }
 }
