@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hbmledger.testing.Corpus;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A run with only a vLLM log names its devices as the accelerator's own tools do once the log
@@ -45,6 +48,21 @@ class LogDeviceKeysTest {
     void cudaLogNamesTheDeviceAsNvidiaSmiDoes() throws Exception {
         String log = Corpus.file("vllm-log/vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log").toString();
         assertThat(device("analyze", log, "--no-write", "--format", "json").get("device").asText()).isEqualTo("gpu:0");
+    }
+
+    /**
+     * A vLLM 0.8.4 start as pasted in an issue, its first line "Automatically detected platform
+     * cuda." and no other line that names the device type, with a hand-written weights line.
+     */
+    @Test
+    void detectedPlatformNamesTheDevice(@TempDir Path tmp) throws Exception {
+        Path log = tmp.resolve("serve.log");
+        Files.writeString(log, """
+                INFO 04-17 15:26:31 [__init__.py:239] Automatically detected platform cuda.
+                INFO 04-17 15:26:33 [api_server.py:1034] vLLM API server version 0.8.4
+                INFO 04-17 15:27:02 [gpu_model_runner.py:1329] Model loading took 7.1557 GiB and 3.71 seconds
+                """);
+        assertThat(device("analyze", log.toString(), "--no-write", "--format", "json").get("device").asText()).isEqualTo("gpu:0");
     }
 
     /** vllm #17122: weights, torch.compile and KV tokens, no line that names the device type. */

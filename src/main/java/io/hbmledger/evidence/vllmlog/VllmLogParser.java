@@ -522,7 +522,7 @@ public final class VllmLogParser {
         }
         Matcher b = BLOCKS_DEVICE.matcher(msg);
         if (b.find()) {
-            out.add(context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo, b.group(1).toLowerCase(Locale.ROOT)), seg));
+            out.add(EngineArgs.deviceType(b.group(1), lineNo, seg));
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {

@@ -39,7 +39,9 @@ public final class ServerStartsInLog {
         ModelName model = null;
         int commandFrom = -1;
         for (TaggedObservation t : fileObs) {
-            if (t.quantity() == Quantity.EARLIER_SERVER_START) {
+            if (t.quantity() == Quantity.EARLIER_SERVER_START || t.quantity() == Quantity.DEVICE_TYPE) {
+                // the platform line ("Automatically detected platform cuda.") comes before the start's
+                // first marker and is no figure of a run: it neither starts nor ends a start
                 continue;
             }
             if (t.quantity() == Quantity.SERVER_START) {
