@@ -107,6 +107,16 @@ public final class ServerStartsInLog {
                 && (text.equals("start command") || text.equals("start call") || COMMAND.matcher(text).find());
     }
 
+    /**
+     * The lines ({@code file:line}) of the user's own start commands and calls among the
+     * observations ({@link #userStart}): a setting read there was asked, not printed by vLLM.
+     */
+    public static java.util.Set<String> userLines(List<TaggedObservation> obs) {
+        java.util.Set<String> lines = new java.util.HashSet<>();
+        obs.stream().filter(ServerStartsInLog::userStart).forEach(t -> lines.add(t.file() + ":" + t.o().line()));
+        return lines;
+    }
+
     /** What a pasted start command or Python call gives: its settings, no figure of a run. */
     private static final java.util.Set<Quantity> START_SETTINGS = java.util.EnumSet.of(Quantity.SERVER_START,
             Quantity.MODEL, Quantity.TENSOR_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.DATA_PARALLEL_SIZE,
