@@ -38,7 +38,8 @@ public final class Accelerator {
             }
         }
         // the device type vLLM's own lines name (engine config device_config=cuda, "# cuda blocks")
-        for (TaggedObservation t : ev.where(t -> t.isVllm() && t.quantity() == Quantity.DEVICE_TYPE)) {
+        // of a log with servers of different models, the last model's, as the ledger lines' (EvidenceSet.vllm)
+        for (TaggedObservation t : ev.vllm(Quantity.DEVICE_TYPE)) {
             Kind kind = DeviceType.of(t.o().text()).map(Accelerator::of).orElse(Kind.UNKNOWN);
             if (kind != Kind.UNKNOWN) {
                 return kind;
