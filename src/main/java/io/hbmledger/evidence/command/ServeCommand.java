@@ -47,10 +47,11 @@ public final class ServeCommand {
             "(?:^|[\\s;(\\[\"'])(?<var>VLLM_DP_SIZE|VLLM_DP_RANK)(?:[\"']\\])?\\s*=\\s*[\"']?(?<v>\\d{1,6})(?![\\w.])");
     /**
      * Where a command starts: the CLI entry point or the OpenAI server module, at the start of a
-     * shell line (after a prompt and environment assignments) or of a sub-command ({@code &&},
+     * shell line (after a prompt, {@code $ }, {@code root@host:/dir# }, {@code [root@host dir]# },
+     * {@code (venv) user@host:~$ }, as the paste reader's PasteLine knows them, and environment assignments) or of a sub-command ({@code &&},
      * {@code ;}, {@code bash -c "...}); "the vllm serve flags" in prose is no command.
      */
-    static final String LINE_START = "(?:^\\s*(?:[$#>]\\s+)?|[;&|]\\s*|[\"'`]\\s*)(?:export\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*"
+    static final String LINE_START = "(?:^\\s*(?:(?:\\(\\S{1,40}\\)\\s+)?(?:[^\\s$#>]{1,80}|\\[[^\\]]{1,80}\\])?[$#>]\\s+)?|[;&|]\\s*|[\"'`]\\s*)(?:export\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*"
             + "(?:nohup\\s+|exec\\s+)?";
     private static final Pattern START = Pattern.compile(LINE_START
                     + "(?:vllm\\s+serve\\b|(?:\\S*/)?python[\\d.]*\\s+-m\\s+vllm\\.entrypoints\\.(?:openai\\.)?api_server\\b)");

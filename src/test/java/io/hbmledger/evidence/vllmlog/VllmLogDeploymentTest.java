@@ -155,6 +155,22 @@ class VllmLogDeploymentTest {
                 .containsExactly(1, 2, 3, 4, 5);
     }
 
+    /**
+     * Shell prompts before a command, as pastes show them (vllm-ascend #2667's log begins with
+     * "root@host:/home/vllm-ascend# python ..."): the command is read behind each.
+     */
+    @Test
+    void commandsBehindShellPrompts() {
+        String text = "root@host:/home/vllm-ascend# vllm serve /models/Qwen3-8B --gpu-memory-utilization 0.9\n"
+                + "[root@node1 ~]# vllm serve /models/Qwen3-8B -tp 2\n"
+                + "(vllm) user@box:~$ CUDA_VISIBLE_DEVICES=1 vllm serve /models/Qwen3-8B\n"
+                + "the step# vllm serve is not shown\n";
+        assertThat(deployment(text)).filteredOn(o -> o.quantity().contractName().equals("server_start"))
+                .extracting(Observation::line).containsExactly(1, 2, 3);
+        assertThat(deployment(text)).filteredOn(o -> o.quantity().contractName().equals("model"))
+                .extracting(Observation::line).containsExactly(1, 2, 3);
+    }
+
     /** Prose that names the command is no command (case ascend-8809, resolution-comment-excerpt.md). */
     @Test
     void proseMentioningVllmServeIsNoCommand() {
