@@ -62,7 +62,9 @@ public final class Accelerator {
      * device of the accelerator, {@code gpu:<index>} as nvidia-smi writes it and {@code npu:<id>}
      * as msprof and torch_npu write it (no {@code /chip:} part: without npu-smi nothing says which
      * chip of an NPU it is, and an Atlas A3 NPU has two); {@code device:<id>} when the accelerator
-     * is unknown.
+     * is unknown. The id is the deployment's (as ASCEND_RT_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES
+     * list it), not torch's index inside the process ("NPU 0" of an out-of-memory line under
+     * ASCEND_RT_VISIBLE_DEVICES=4 is npu:4 here), so that it names the device as the sample tools do.
      */
     public static String deviceKey(Kind kind, int logicalDevice) {
         return switch (kind) {
