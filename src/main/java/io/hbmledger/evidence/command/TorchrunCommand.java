@@ -58,6 +58,9 @@ public final class TorchrunCommand {
 
     /** The launch a line starts, when it names a Python script or module to run; else empty. */
     static Optional<Launch> of(String text) {
+        if (!text.contains("torch")) {
+            return Optional.empty(); // most shell lines: no regex
+        }
         Matcher m = START.matcher(text);
         if (!m.find()) {
             return Optional.empty();
