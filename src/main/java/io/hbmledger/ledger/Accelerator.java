@@ -2,6 +2,7 @@ package io.hbmledger.ledger;
 
 import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
+import io.hbmledger.evidence.vllmlog.DeviceType;
 import java.util.Locale;
 
 /**
@@ -37,16 +38,40 @@ public final class Accelerator {
             }
         }
         // the device type vLLM's own lines name (engine config device_config=cuda, "# cuda blocks")
-        for (TaggedObservation t : ev.where(t -> t.isVllm() && t.quantity() == Quantity.DEVICE_TYPE)) {
-            String type = t.o().text() == null ? "" : t.o().text();
-            if (type.equals("cuda") || type.equals("rocm")) {
-                return Kind.GPU;
-            }
-            if (type.equals("npu")) {
-                return Kind.ASCEND;
+        // of a log with servers of different models, the last model's, as the ledger lines' (EvidenceSet.vllm)
+        for (TaggedObservation t : ev.vllm(Quantity.DEVICE_TYPE)) {
+            Kind kind = DeviceType.of(t.o().text()).map(Accelerator::of).orElse(Kind.UNKNOWN);
+            if (kind != Kind.UNKNOWN) {
+                return kind;
             }
         }
         return Kind.UNKNOWN;
+    }
+
+    /** The accelerator a vLLM device type runs on; the types hbm-ledger has no ledger for are unknown. */
+    static Kind of(DeviceType type) {
+        return switch (type) {
+            case CUDA, ROCM -> Kind.GPU;
+            case NPU -> Kind.ASCEND;
+            case XPU, HPU, TPU, CPU -> Kind.UNKNOWN;
+        };
+    }
+
+    /**
+     * A device's key when no device sample names it: the id the other tools use for a logical
+     * device of the accelerator, {@code gpu:<index>} as nvidia-smi writes it and {@code npu:<id>}
+     * as msprof and torch_npu write it (no {@code /chip:} part: without npu-smi nothing says which
+     * chip of an NPU it is, and an Atlas A3 NPU has two); {@code device:<id>} when the accelerator
+     * is unknown. The id is the deployment's (as ASCEND_RT_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES
+     * list it), not torch's index inside the process ("NPU 0" of an out-of-memory line under
+     * ASCEND_RT_VISIBLE_DEVICES=4 is npu:4 here), so that it names the device as the sample tools do.
+     */
+    public static String deviceKey(Kind kind, int logicalDevice) {
+        return switch (kind) {
+            case GPU -> "gpu:" + logicalDevice;
+            case ASCEND -> "npu:" + logicalDevice;
+            case UNKNOWN -> "device:" + logicalDevice;
+        };
     }
 
     public static boolean gpu(EvidenceSet ev) {

@@ -26,6 +26,7 @@ import io.hbmledger.ledger.owner.WeightsRule;
 import io.hbmledger.ledger.smi.DriverBaselineRule;
 import io.hbmledger.ledger.smi.ProcessTableRule;
 import io.hbmledger.ledger.smi.SmiSampleRule;
+import io.hbmledger.ledger.vllm.AskedUtilizationRule;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
 import io.hbmledger.ledger.vllm.OomRule;
 import io.hbmledger.ledger.vllm.ProfilePeakRule;
@@ -89,6 +90,7 @@ public final class Attribution {
             new MsprofRunRule(),
             new CheckpointTotalRule(),
             new ServerStartsNotes(),
+            new AskedUtilizationRule(),
             new SeveralServersRule(),
             new UntiedOomRule());
 

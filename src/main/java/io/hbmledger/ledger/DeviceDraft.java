@@ -53,7 +53,7 @@ public final class DeviceDraft {
     public DeviceDraft(int logicalDevice, List<Integer> ranks) {
         this.logicalDevice = logicalDevice;
         this.ranks = List.copyOf(ranks);
-        this.device = new Decided<>("device key", "device:" + logicalDevice);
+        this.device = new Decided<>("device key", Accelerator.deviceKey(Accelerator.Kind.UNKNOWN, logicalDevice));
     }
 
     /** A figure its owner rule decides once. */
@@ -69,6 +69,10 @@ public final class DeviceDraft {
 
         T get() {
             return value;
+        }
+
+        boolean decided() {
+            return decided;
         }
 
         void decide(T v) {
@@ -87,6 +91,11 @@ public final class DeviceDraft {
 
     public void decideDeviceKey(String key) {
         device.decide(key);
+    }
+
+    /** Whether a device sample named the device ({@link SmiSampleRule}). */
+    public boolean deviceKeyDecided() {
+        return device.decided();
     }
 
     public void decideCapacity(Amount a) {

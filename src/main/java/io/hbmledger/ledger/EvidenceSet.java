@@ -156,9 +156,12 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         return rows.stream().filter(t -> t.quantity() == quantity).findFirst();
     }
 
-    /** vLLM log observations of one quantity, in file order. */
+    /**
+     * vLLM log observations of one quantity, in file order, for the ledger: of a log that holds
+     * servers of different models, only the last model's ({@link ServerStartsInLog#lastModelOnly}).
+     */
     public List<TaggedObservation> vllm(Quantity quantity) {
-        return where(t -> t.isVllm() && t.quantity() == quantity);
+        return ServerStartsInLog.lastModelOnly(observations, where(t -> t.isVllm() && t.quantity() == quantity));
     }
 
     /** Observations of one quantity from any format, in file order. */

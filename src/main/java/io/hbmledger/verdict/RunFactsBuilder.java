@@ -198,8 +198,7 @@ public final class RunFactsBuilder {
         ServerFacts.Engine engine = ServerFacts.Engine.UNKNOWN;
         boolean engineKv = obs.stream().anyMatch(t -> t.quantity() == Quantity.KV_CACHE_AVAILABLE);
         // lines of the user's own start command: what is set there was asked, not reported by vLLM
-        Set<String> userLines = new HashSet<>();
-        obs.stream().filter(ServerStartsInLog::userStart).forEach(t -> userLines.add(t.file() + ":" + t.o().line()));
+        Set<String> userLines = ServerStartsInLog.userLines(obs);
         for (TaggedObservation t : obs) {
             String phase = t.o().context().component();
             if (t.quantity() == Quantity.MEMORY_FAILURE && phase != null && !REFUSAL_PHASES.contains(phase)) {
@@ -235,7 +234,13 @@ public final class RunFactsBuilder {
             if (f == null) {
                 continue;
             }
-            facts.put(f, userLines.contains(t.file() + ":" + t.o().line()) ? asked(t) : figure(t));
+            boolean userLine = userLines.contains(t.file() + ":" + t.o().line());
+            if (userLine && facts.containsKey(f) && facts.get(f).confidence() == Confidence.REPORTED) {
+                // a start command pasted after the log ("started with: vllm serve ...") does not
+                // replace what vLLM printed: vLLM's figure is the one it ran with (AskedUtilizationRule)
+                continue;
+            }
+            facts.put(f, userLine ? asked(t) : figure(t));
             if (f == Fact.MAX_CONCURRENCY && t.o().context().tokensPerRequest() != null) {
                 facts.put(Fact.MAX_MODEL_LEN, Figure.value("max_model_len", t.o().context().tokensPerRequest(),
                         Confidence.REPORTED, null, List.of(new io.hbmledger.ledger.Source(t.file(), t.o().line(),

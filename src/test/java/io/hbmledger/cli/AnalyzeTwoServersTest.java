@@ -90,6 +90,31 @@ class AnalyzeTwoServersTest {
     }
 
     /**
+     * Two servers of different models where only the first prints its KV cache: vllm PR #12126's
+     * profiling lines (Llama-3.2-11B-Vision: weights 19.86 GiB, non-torch 0.16, KV cache 14.65 GiB;
+     * its model named by a hand-written start command on line 1), then vllm PR #3120's opt-125m
+     * (weights 244.61 MB x 2^20 = 256492175 B, KV cache only as 76240 blocks). Before, the device's
+     * ledger took the weights of opt-125m and the KV cache and non-torch of the 11B: one line per
+     * server. Now every line is opt-125m's; the 11B stays in the findings.
+     */
+    @Test
+    void aDevicesLedgerLinesComeFromOneServer() throws Exception {
+        Path log = tmp.resolve("two.log");
+        Files.writeString(log, "$ vllm serve meta-llama/Llama-3.2-11B-Vision-Instruct --max-model-len 8192\n"
+                + Files.readString(Corpus.file("vllm-log/vllm-pr12126_llama3.2-11B-vision_cuda_blocks.log"))
+                + Files.readString(Corpus.file("vllm-log/vllm-pr3120_opt-125m_weights_in_MB_gpu_blocks.log")));
+        JsonNode report = analyze(log);
+        JsonNode device = AnalyzeFindingsTest.device(report, 0);
+        assertThat(AnalyzeFindingsTest.entry(device, "weights").get("bytes").asLong()).isEqualTo(256_492_175L);
+        assertThat(AnalyzeFindingsTest.entry(device, "kv_cache").get("bytes").isNull()).isTrue();
+        assertThat(AnalyzeFindingsTest.entry(device, "non_torch").get("bytes").isNull()).isTrue();
+        assertThat(report.get("notes").toString()).contains("the ledger lines take their figures from facebook/opt-125m only");
+        // the 11B's own figures still answer for it: its budget of 0.90 x 79.22 GiB = 71.29 GiB
+        assertThat(kindsAndInstances(report)).contains("what_fits two.log (meta-llama/Llama-3.2-11B-Vision-Instruct)");
+        assertThat(report.get("findings").toString()).contains("71.29 GiB");
+    }
+
+    /**
      * vllm PR #19096's LLM(model=model_path, ...) call (a variable, no model name) before a real engine
      * log (vllm PR #3120, facebook/opt-125m): one server, not two of different models.
      */

@@ -35,9 +35,9 @@ class LedgerLabelsTest {
     @Test
     void summaryCallsADeviceWithoutAnyDataNoDataNotNoWarnings() {
         String csv = Corpus.file(CSV).toString();
-        // TP 8 over a 2-GPU sample: devices 2-7 have no row at all
+        // TP 8 over a 2-GPU sample: devices 2-7 have no row at all (named as nvidia-smi names GPU 2)
         CliRun r = CliRun.of("analyze", csv, "--moment", csv + "=ready", "--tp", "8", "--detail");
-        assertThat(r.out()).containsPattern("device:2\\s+2\\s+unknown\\s+unknown\\s+-\\s+unknown\\s+no data");
+        assertThat(r.out()).containsPattern("gpu:2\\s+2\\s+unknown\\s+unknown\\s+-\\s+unknown\\s+no data");
         assertThat(r.out()).containsPattern("gpu:0\\s+0\\s+15\\.92\\s+0\\.10\\s+-\\s+0\\.10\\s+no warnings");
     }
 

@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * dtype and gives none), {@code visible_devices} (how many devices the variable lists, text = the
  * list, component = the variable name), {@code data_parallel_size} and {@code data_parallel_rank} from
  * {@code VLLM_DP_SIZE=N} / {@code VLLM_DP_RANK=r} (component = the variable) and
- * {@code --data-parallel-rank r} ({@code -dpr}). {@code --gpu-memory-utilization} is not read here: the
+ * {@code --data-parallel-rank r} ({@code -dpr}). A {@code torchrun} launch of a script is a start too,
+ * its vLLM arguments read as {@link TorchrunCommand} says. {@code --gpu-memory-utilization} is not read here: the
  * log reader's phrase rule reads it on every line, command or not.
  */
 public final class ServeCommand {
@@ -46,12 +47,14 @@ public final class ServeCommand {
             "(?:^|[\\s;(\\[\"'])(?<var>VLLM_DP_SIZE|VLLM_DP_RANK)(?:[\"']\\])?\\s*=\\s*[\"']?(?<v>\\d{1,6})(?![\\w.])");
     /**
      * Where a command starts: the CLI entry point or the OpenAI server module, at the start of a
-     * shell line (after a prompt and environment assignments) or of a sub-command ({@code &&},
+     * shell line (after a prompt, {@code $ }, {@code root@host:/dir# }, {@code [root@host dir]# },
+     * {@code (venv) user@host:~$ }, as the paste reader's PasteLine knows them, and environment assignments) or of a sub-command ({@code &&},
      * {@code ;}, {@code bash -c "...}); "the vllm serve flags" in prose is no command.
      */
-    private static final Pattern START = Pattern.compile(
-            "(?:^\\s*(?:[$#>]\\s+)?|[;&|]\\s*|[\"'`]\\s*)(?:export\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*"
-                    + "(?:nohup\\s+|exec\\s+)?(?:vllm\\s+serve\\b|(?:\\S*/)?python[\\d.]*\\s+-m\\s+vllm\\.entrypoints\\.(?:openai\\.)?api_server\\b)");
+    static final String LINE_START = "(?:^\\s*(?:(?:\\(\\S{1,40}\\)\\s+)?(?:[^\\s$#>]{1,80}|\\[[^\\]]{1,80}\\])?[$#>]\\s+)?|[;&|]\\s*|[\"'`]\\s*)(?:export\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*"
+            + "(?:nohup\\s+|exec\\s+)?";
+    private static final Pattern START = Pattern.compile(LINE_START
+                    + "(?:vllm\\s+serve\\b|(?:\\S*/)?python[\\d.]*\\s+-m\\s+vllm\\.entrypoints\\.(?:openai\\.)?api_server\\b)");
 
     /**
      * The count settings by their snake_case name, as vLLM's args and config records write them; a
@@ -72,6 +75,18 @@ public final class ServeCommand {
 
     private boolean open;
     private boolean modelSeen;
+    /** The running command's own names for vLLM's settings (a torchrun script's, {@link TorchrunCommand}). */
+    private Map<String, Quantity> aliases = Map.of();
+
+    private boolean startedHere;
+
+    /**
+     * Whether the last line read starts a vLLM command, even one that sets nothing this reader
+     * reads ({@code torchrun ... --gpu-memory-utilization 0.7}, vLLM's own torchrun example).
+     */
+    public boolean startedHere() {
+        return startedHere;
+    }
 
     /** True while a command continued with a trailing backslash waits for its next line. */
     public boolean continues() {
@@ -102,18 +117,30 @@ public final class ServeCommand {
         }
         String rest;
         Matcher start = START.matcher(text);
+        java.util.Optional<TorchrunCommand.Launch> launch = java.util.Optional.empty();
+        startedHere = false;
         if (start.find()) {
             rest = text.substring(start.end());
             open = true;
             modelSeen = false;
+            aliases = Map.of();
             positionalModel(rest, lineNo, out, start.group().contains("serve"));
+        } else if ((launch = TorchrunCommand.of(text)).isPresent()) {
+            rest = launch.get().scriptArgs();
+            open = true;
+            modelSeen = false;
+            aliases = launch.get().aliases();
+            startedHere = launch.get().startsVllm();
         } else if (open) {
             rest = text;
         } else {
             return out;
         }
         String stripped = rest.stripTrailing();
+        int before = out.size();
         flags(stripped.endsWith("\\") ? stripped.substring(0, stripped.length() - 1) : stripped, lineNo, out);
+        // a launch whose script arguments carry vLLM's settings starts vLLM too
+        startedHere |= launch.isPresent() && out.size() > before;
         open = stripped.endsWith("\\");
         return out;
     }
@@ -154,8 +181,9 @@ public final class ServeCommand {
                 continue;
             }
             value = unquote(value);
-            if (countOf(name) != null && value.matches("\\d{1,9}")) {
-                out.add(Observation.value(countOf(name), Integer.parseInt(value), lineNo, value));
+            Quantity count = aliases.containsKey(name) ? aliases.get(name) : countOf(name);
+            if (count != null && value.matches("\\d{1,9}")) {
+                out.add(Observation.value(count, Integer.parseInt(value), lineNo, value));
             } else if (name.equals("model") && !modelSeen && !shellVariable(value)) {
                 out.add(Observation.value(Quantity.MODEL, 1, lineNo, value));
                 modelSeen = true;

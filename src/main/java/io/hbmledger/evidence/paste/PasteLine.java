@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
  * What one line of a pasted text looks like, by its content alone: the output of a tool
  * (npu-smi / nvidia-smi tables and key / value views), a log or error line (vLLM logger records,
  * worker prefixes, tracebacks, bare {@code ValueError: ...} lines, progress bars, OOM messages,
- * {@code vllm serve} command lines), a markdown fence, a blank line, or prose.
+ * {@code vllm serve} and {@code torchrun} command lines), a markdown fence, a blank line, or prose.
  */
 enum PasteLine {
     /** npu-smi / nvidia-smi output: table rows and borders, key / value views, their commands. */
@@ -39,7 +39,9 @@ enum PasteLine {
                     + "|^Traceback \\(most recent call last\\)|^File \".*\", line \\d+"
                     + "|(?i:out of memory\\..{0,80}tried to allocate)"
                     + "|\\d+%\\|"
-                    + "|" + PROMPT + "(?:vllm\\s+serve|python3?\\s+-m\\s+vllm\\.)");
+                    + "|" + PROMPT + "(?:vllm\\s+serve|python3?\\s+-m\\s+vllm\\.)"
+                    // PyTorch's launcher, as vLLM's torchrun examples start an engine (evidence.command.TorchrunCommand)
+                    + "|" + PROMPT + "(?:torchrun|python3?\\s+-m\\s+torch\\.distributed\\.(?:run|launch))\\s");
     private static final Pattern QUOTE = Pattern.compile("^(?:\\s*>)+\\s?");
 
     /** The line without markdown quote markers ({@code "> "}); indentation kept. */

@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
  *       {@code pipeline_parallel_size}, {@code data_parallel_size}, {@code max_model_len} (the
  *       config writes it {@code max_seq_len}), {@code enforce_eager} (1/0),
  *       {@code kv_cache_dtype_bytes}; the engine config's {@code device_config=D}: {@code device_type}
- *       (text = D).</li>
+ *       (text = D);</li>
+ *   <li>vllm/platforms/__init__.py {@code "Automatically detected platform cuda."}: {@code device_type}
+ *       (text = the platform).</li>
  * </ul>
  * {@code gpu_memory_utilization} in the same records is read by the phrase rules.
  */
@@ -42,6 +44,12 @@ final class EngineArgs {
      * vllm-ascend.
      */
     private static final Pattern DEVICE_CONFIG = Pattern.compile("\\bdevice_config=([A-Za-z]+)\\b");
+    /**
+     * vllm/platforms/__init__.py's {@code "Automatically detected platform %s."} (v0.8+, the first
+     * line of most logs): the built-in platform's name, {@code cuda}, {@code rocm}, {@code xpu},
+     * {@code tpu}, {@code cpu}...; an out-of-tree platform (vllm-ascend) is announced by another line.
+     */
+    private static final Pattern PLATFORM = Pattern.compile("(?i)\\bAutomatically detected platform ([A-Za-z]+)\\.");
     /** Only records that list arguments or the engine config. */
     private static final Pattern ARG_RECORD = Pattern.compile("(?i)non-default args:\\s*\\{|\\bargs:\\s*Namespace\\(|LLM engine.*?with config:");
 
@@ -51,7 +59,14 @@ final class EngineArgs {
 
     /** Cheap test before any regex: the segment may hold a version or argument record. */
     static boolean mayHold(String lower) {
-        return lower.contains("args") || lower.contains("llm engine") || lower.contains("api server version");
+        return lower.contains("args") || lower.contains("llm engine") || lower.contains("api server version")
+                || lower.contains("detected platform");
+    }
+
+    /** value 1, text = the device type as printed, lower case (evidence-v1). */
+    static Observation deviceType(String printed, int lineNo, LogSegment seg) {
+        return VllmLogParser.context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo,
+                printed.toLowerCase(java.util.Locale.ROOT)), seg);
     }
 
     static void read(LogSegment seg, int lineNo, List<Observation> out) {
@@ -67,14 +82,18 @@ final class EngineArgs {
                 out.add(VllmLogParser.context(Observation.value(Quantity.ENGINE_VERSION, gen.equals("V1") ? 1 : 0, lineNo, gen), seg));
             }
         }
+        Matcher platform = PLATFORM.matcher(msg);
+        if (platform.find()) {
+            out.add(deviceType(platform.group(1), lineNo, seg));
+            return;
+        }
         Matcher record = ARG_RECORD.matcher(msg);
         if (!record.find()) {
             return;
         }
         Matcher device = DEVICE_CONFIG.matcher(msg);
         if (device.find(record.end())) {
-            out.add(VllmLogParser.context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo,
-                    device.group(1).toLowerCase(java.util.Locale.ROOT)), seg));
+            out.add(deviceType(device.group(1), lineNo, seg));
         }
         Matcher a = ARG.matcher(msg);
         a.region(record.end(), msg.length());

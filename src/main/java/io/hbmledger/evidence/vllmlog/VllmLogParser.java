@@ -15,6 +15,7 @@ import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
 import io.hbmledger.evidence.command.PythonEngineCall;
 import io.hbmledger.evidence.command.ServeCommand;
+import io.hbmledger.evidence.command.TorchrunCommand;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Kind;
 import io.hbmledger.evidence.vllmlog.PhraseRule.Scope;
 import java.io.BufferedReader;
@@ -393,7 +394,8 @@ public final class VllmLogParser {
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(lower);
         boolean deploy = st.command.continues() || EngineArgs.mayHold(lower) || lower.contains("vllm")
-                || lower.contains("visible_devices") || st.python.continues() || PythonEngineCall.mayStart(line);
+                || lower.contains("visible_devices") || st.python.continues() || PythonEngineCall.mayStart(line)
+                || TorchrunCommand.mayHold(lower);
         boolean failure = MemoryFailures.mayHold(lower);
         if (!startish && !candidate && !deploy && !failure && st.openTables.isEmpty()) {
             return;
@@ -412,7 +414,7 @@ public final class VllmLogParser {
                     List<Observation> shell = st.command.read(seg.message(), lineNo);
                     boolean marked = observations.subList(before, observations.size()).stream()
                             .anyMatch(o -> o.quantity() == Quantity.SERVER_START);
-                    if ((!shell.isEmpty() || continued) && !marked) {
+                    if ((!shell.isEmpty() || continued || st.command.startedHere()) && !marked) {
                         // each line of a start command (continued lines, an export before it) is part of
                         // that start: marked so that its figures are not taken for a start that already ran
                         observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start command"), seg));
@@ -522,7 +524,7 @@ public final class VllmLogParser {
         }
         Matcher b = BLOCKS_DEVICE.matcher(msg);
         if (b.find()) {
-            out.add(context(Observation.value(Quantity.DEVICE_TYPE, 1, lineNo, b.group(1).toLowerCase(Locale.ROOT)), seg));
+            out.add(EngineArgs.deviceType(b.group(1), lineNo, seg));
         }
         Matcher f = FREE_ON_DEVICE.matcher(msg);
         if (f.find()) {

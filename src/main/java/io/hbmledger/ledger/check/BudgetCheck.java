@@ -12,6 +12,7 @@ import io.hbmledger.ledger.Source;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.Units;
 import io.hbmledger.ledger.vllm.OomDevices;
+import io.hbmledger.ledger.vllm.AskedUtilizationRule;
 import io.hbmledger.ledger.vllm.RankPick;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -31,7 +32,7 @@ public final class BudgetCheck implements DeviceRule {
             return;
         }
         int rank = d.ranks().get(0);
-        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm(Quantity.MEMORY_UTILIZATION), rank, ev.layout());
+        Optional<RankPick.Picked> util = RankPick.pick(AskedUtilizationRule.used(ev), rank, ev.layout());
         Optional<RankPick.Picked> total = RankPick.pick(ev.vllm(Quantity.TOTAL_MEMORY), rank, ev.layout());
         Optional<TaggedObservation> oomTotal = OomDevices.of(ev, d.logicalDevice()).stream()
                 .filter(t -> t.quantity() == Quantity.OOM_TOTAL_CAPACITY).findFirst();

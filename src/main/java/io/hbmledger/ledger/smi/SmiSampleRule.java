@@ -17,7 +17,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Owner of the device key, capacity and the npu-smi sample, and of that sample's reading of
+ * Owner of the device key (the sample's {@code npu:N/chip:C} or {@code gpu:N}; without a sample of
+ * the device, {@link Accelerator#deviceKey}), capacity and the npu-smi sample, and of that sample's reading of
  * used ({@link DeviceDraft#smiUsed()}; {@link UsedRule} decides used from it): capacity and used
  * memory of the device from an npu-smi sample at the ledger's moment
  * (measured; used worked out from {@code -t usages}' capacity x rate is inferred, and so are rows
@@ -29,6 +30,14 @@ public final class SmiSampleRule implements DeviceRule {
 
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
+        sample(ev, d);
+        if (!d.deviceKeyDecided() && Accelerator.of(ev) != Accelerator.Kind.UNKNOWN) {
+            // no sample names the device: the accelerator's own key for the logical id, not "device:N"
+            d.decideDeviceKey(Accelerator.deviceKey(Accelerator.of(ev), d.logicalDevice()));
+        }
+    }
+
+    private void sample(EvidenceSet ev, DeviceDraft d) {
         List<Moment> order = LedgerMomentRule.failure(d.moment())
                 ? Arrays.asList(Moment.OOM, Moment.AFTER, null)
                 : Arrays.asList(Moment.READY, null);

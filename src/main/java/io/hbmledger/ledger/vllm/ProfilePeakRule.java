@@ -37,7 +37,7 @@ public final class ProfilePeakRule implements DeviceRule {
         int rank = d.ranks().get(0);
         Optional<RankPick.Picked> avail = RankPick.pick(ev.vllm(Quantity.AVAILABLE_MEMORY), rank, ev.layout());
         Optional<RankPick.Picked> total = RankPick.pick(ev.vllm(Quantity.TOTAL_MEMORY), rank, ev.layout());
-        Optional<RankPick.Picked> util = RankPick.pick(ev.vllm(Quantity.MEMORY_UTILIZATION), rank, ev.layout());
+        Optional<RankPick.Picked> util = RankPick.pick(AskedUtilizationRule.used(ev), rank, ev.layout());
         Optional<Entry> weights = VllmFiguresRule.figure(ev, d, Component.WEIGHTS);
         if (avail.isEmpty() || total.isEmpty() || util.isEmpty() || weights.isEmpty()) {
             return;

@@ -39,7 +39,9 @@ public final class ServerStartsInLog {
         ModelName model = null;
         int commandFrom = -1;
         for (TaggedObservation t : fileObs) {
-            if (t.quantity() == Quantity.EARLIER_SERVER_START) {
+            if (t.quantity() == Quantity.EARLIER_SERVER_START || t.quantity() == Quantity.DEVICE_TYPE) {
+                // the platform line ("Automatically detected platform cuda.") comes before the start's
+                // first marker and is no figure of a run: it neither starts nor ends a start
                 continue;
             }
             if (t.quantity() == Quantity.SERVER_START) {
@@ -103,6 +105,16 @@ public final class ServerStartsInLog {
         String text = marker.o().text() == null ? "" : marker.o().text();
         return marker.quantity() == Quantity.SERVER_START
                 && (text.equals("start command") || text.equals("start call") || COMMAND.matcher(text).find());
+    }
+
+    /**
+     * The lines ({@code file:line}) of the user's own start commands and calls among the
+     * observations ({@link #userStart}): a setting read there was asked, not printed by vLLM.
+     */
+    public static java.util.Set<String> userLines(List<TaggedObservation> obs) {
+        java.util.Set<String> lines = new java.util.HashSet<>();
+        obs.stream().filter(ServerStartsInLog::userStart).forEach(t -> lines.add(t.file() + ":" + t.o().line()));
+        return lines;
     }
 
     /** What a pasted start command or Python call gives: its settings, no figure of a run. */
@@ -197,16 +209,8 @@ public final class ServerStartsInLog {
         if (starts.size() < 2) {
             return aside;
         }
-        ModelName[] models = new ModelName[starts.size()];
+        ModelName[] models = modelsOf(fileObs, starts);
         Integer[] dpRanks = dpRanksOf(fileObs, starts);
-        for (TaggedObservation t : fileObs) {
-            if (t.quantity() == Quantity.MODEL && t.o().text() != null && t.o().line() >= starts.get(0)) {
-                int i = startIndex(starts, t.o().line());
-                if (models[i] == null) {
-                    models[i] = ModelName.of(t.o().text());
-                }
-            }
-        }
         for (int i = 0; i < starts.size() - 1; i++) {
             for (int j = i + 1; j < starts.size() && !aside[i]; j++) {
                 // processes of different DP ranks (VLLM_DP_RANK, --data-parallel-rank) run side by side
@@ -215,6 +219,71 @@ public final class ServerStartsInLog {
             }
         }
         return aside;
+    }
+
+    /** The model each start names first, null where none. */
+    private static ModelName[] modelsOf(List<TaggedObservation> fileObs, List<Integer> starts) {
+        ModelName[] models = new ModelName[starts.size()];
+        for (TaggedObservation t : fileObs) {
+            if (t.quantity() == Quantity.MODEL && t.o().text() != null && t.o().line() >= starts.get(0)) {
+                int i = startIndex(starts, t.o().line());
+                if (models[i] == null) {
+                    models[i] = ModelName.of(t.o().text());
+                }
+            }
+        }
+        return models;
+    }
+
+    /**
+     * The lines a device's ledger may take from vLLM logs: in a log with servers of different
+     * models, only those of the last model's server(s) (all its DP ranks), so that one device's
+     * lines never mix a figure of one server with another's (weights of the last, KV cache of an
+     * earlier one that printed it). A server whose model is not printed is kept: nothing tells it
+     * apart. The other servers' figures stay in the evidence for the findings.
+     *
+     * @param all the run's observations, restarts already set aside
+     * @param lines the vLLM lines of one quantity, in file order
+     */
+    public static List<TaggedObservation> lastModelOnly(List<TaggedObservation> all, List<TaggedObservation> lines) {
+        Map<String, List<TaggedObservation>> logs = null;
+        List<TaggedObservation> out = new ArrayList<>(lines.size());
+        Map<String, java.util.function.IntPredicate> keep = new LinkedHashMap<>();
+        for (TaggedObservation t : lines) {
+            if (!keep.containsKey(t.file())) {
+                logs = logs == null ? byLog(all) : logs;
+                keep.put(t.file(), lastModelLines(logs.getOrDefault(t.file(), List.of())));
+            }
+            if (keep.get(t.file()).test(t.o().line())) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** Which lines of one log belong to its last model's server(s); every line when the log holds one model. */
+    private static java.util.function.IntPredicate lastModelLines(List<TaggedObservation> fileObs) {
+        List<Integer> starts = servers(fileObs);
+        if (starts.isEmpty()) {
+            return line -> true;
+        }
+        ModelName[] models = modelsOf(fileObs, starts);
+        ModelName last = models[models.length - 1];
+        return line -> {
+            ModelName m = models[startIndex(starts, line)];
+            return last == null || m == null || m.same(last);
+        };
+    }
+
+    /** Whether a log's servers name different models (not only different DP ranks of one). */
+    static boolean differentModels(List<TaggedObservation> fileObs, List<Integer> servers) {
+        ModelName[] models = servers.isEmpty() ? new ModelName[0] : modelsOf(fileObs, servers);
+        for (ModelName m : models) {
+            if (m != null && models[models.length - 1] != null && !m.same(models[models.length - 1])) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The DP rank each start's process names ({@code data_parallel_rank}), null where none. */

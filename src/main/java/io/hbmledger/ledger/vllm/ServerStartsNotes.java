@@ -30,10 +30,15 @@ public final class ServerStartsNotes implements RunRule {
                 List<String> each = new ArrayList<>();
                 servers.forEach(line -> each.add(labels.get(line) + " from line " + Math.max(line, 1)));
                 boolean ranks = labels.values().stream().anyMatch(l -> l.contains(", DP rank "));
+                String last = labels.get(servers.get(servers.size() - 1));
                 run.note("WARNING: " + f.getKey() + " holds " + servers.size() + " servers of different "
                         + (ranks ? "models or DP ranks" : "models") + " ("
                         + String.join(", ", each) + "), not restarts of one: the findings treat each as its own"
-                        + " instance; the ledger lines take each figure from the last server that prints it");
+                        + " instance; " + (ServerStartsInLog.differentModels(f.getValue(), servers)
+                        ? "the ledger lines take their figures from " + last.replaceFirst(", DP rank \\d+$", "")
+                                + " only, so that no device's lines mix two servers; the others' memory is in none of"
+                                + " its lines (a sample of the device shows it as other processes or in the residual)"
+                        : "the ledger lines take each figure from the last server that prints it"));
             }
         }
         for (Map.Entry<String, List<TaggedObservation>> f : earlier.entrySet()) {

@@ -125,6 +125,52 @@ class VllmLogDeploymentTest {
                 .containsExactly(1, 2, 3, 4, 5);
     }
 
+    /**
+     * torchrun launches. Line 1-2: the command in vLLM's examples/offline_inference/torchrun_dp_example.py
+     * docstring, whose script passes --tp-size/--pp-size/--dp-size to LLM(tensor_parallel_size=...,
+     * pipeline_parallel_size=..., data_parallel_size=...). A script of the user's: vLLM's own flag names
+     * are read (line 3), its own names are not (line 4: --tp-size means what that script makes of it),
+     * but vLLM's utilization flag makes it the user's start. torchrun without a script starts nothing.
+     */
+    @Test
+    void torchrunLaunchesReadOnlyVllmsArguments() {
+        String text = "$ torchrun --nproc-per-node=8 examples/offline_inference/torchrun_dp_example.py \\\n"
+                + "    --tp-size=2 --pp-size=1 --dp-size=4 --enable-ep\n"
+                + "CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc-per-node 2 --master-port 29501 infer.py --tensor-parallel-size 2\n"
+                + "torchrun --nproc-per-node=2 my_infer.py --tp-size 2 --gpu-memory-utilization=0.7\n"
+                + "python3 -m torch.distributed.run --nproc_per_node 4 -m mypkg.serve -tp 4\n"
+                + "torchrun --nproc-per-node=2 --tp-size 2\n"
+                + "the torchrun flags are not shown\n";
+        assertThat(deployment(text)).filteredOn(o -> !o.quantity().contractName().equals("server_start"))
+                .extracting(x -> x.quantity().contractName(), Observation::line, Observation::value)
+                .containsExactly(
+                        tuple("tensor_parallel_size", 2, 2.0),
+                        tuple("pipeline_parallel_size", 2, 1.0),
+                        tuple("data_parallel_size", 2, 4.0),
+                        tuple("visible_devices", 3, 2.0),
+                        tuple("tensor_parallel_size", 3, 2.0),
+                        tuple("memory_utilization", 4, 0.7),
+                        tuple("tensor_parallel_size", 5, 4.0));
+        assertThat(deployment(text)).filteredOn(o -> o.quantity().contractName().equals("server_start")).extracting(Observation::line)
+                .containsExactly(1, 2, 3, 4, 5);
+    }
+
+    /**
+     * Shell prompts before a command, as pastes show them (vllm-ascend #2667's log begins with
+     * "root@host:/home/vllm-ascend# python ..."): the command is read behind each.
+     */
+    @Test
+    void commandsBehindShellPrompts() {
+        String text = "root@host:/home/vllm-ascend# vllm serve /models/Qwen3-8B --gpu-memory-utilization 0.9\n"
+                + "[root@node1 ~]# vllm serve /models/Qwen3-8B -tp 2\n"
+                + "(vllm) user@box:~$ CUDA_VISIBLE_DEVICES=1 vllm serve /models/Qwen3-8B\n"
+                + "the step# vllm serve is not shown\n";
+        assertThat(deployment(text)).filteredOn(o -> o.quantity().contractName().equals("server_start"))
+                .extracting(Observation::line).containsExactly(1, 2, 3);
+        assertThat(deployment(text)).filteredOn(o -> o.quantity().contractName().equals("model"))
+                .extracting(Observation::line).containsExactly(1, 2, 3);
+    }
+
     /** Prose that names the command is no command (case ascend-8809, resolution-comment-excerpt.md). */
     @Test
     void proseMentioningVllmServeIsNoCommand() {

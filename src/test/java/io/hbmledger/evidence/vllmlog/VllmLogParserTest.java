@@ -353,6 +353,18 @@ class VllmLogParserTest {
                 .containsExactly(tuple("gpu_blocks", 512.0, 2), tuple("cpu_blocks", 1638.0, 2), tuple("device_type", 1.0, 2));
     }
 
+    /**
+     * The first lines of a vLLM 0.11.1 ROCm image's log as posted in an issue: the platform vLLM
+     * detected is the device type, on its own line.
+     */
+    @Test
+    void detectedPlatformIsTheDeviceType() {
+        String text = "INFO 11-28 23:05:28 [__init__.py:225] Automatically detected platform rocm.\n"
+                + "(APIServer pid=13) INFO 11-28 23:05:33 [api_server.py:1876] vLLM API server version 0.11.1rc2.dev141+g38f225c2a\n";
+        assertThat(obs(text)).filteredOn(o -> o.quantity() == Quantity.DEVICE_TYPE)
+                .extracting(Observation::line, Observation::text).containsExactly(tuple(1, "rocm"));
+    }
+
     @Test
     void bareRayPidPrefix() {
         assertThat(obs("(pid=4242, ip=192.0.2.9) " + WEIGHTS)).extracting(x -> x.context().process(), x -> x.context().pid())
