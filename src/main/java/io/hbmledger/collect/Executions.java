@@ -41,6 +41,19 @@ public final class Executions {
      * @param detail           what happened, for the user and run.json
      */
     public record StopReport(String signal, boolean stopped, Boolean devicesReleased, String detail) {
+
+        /**
+         * How run.json's deployment records this stop: {@code detail}, and the last signal sent
+         * when one was (none when the execution had already ended before it was asked to stop).
+         */
+        public java.util.Map<String, Object> journalEntry(String detail) {
+            java.util.Map<String, Object> entry = new java.util.LinkedHashMap<>();
+            entry.put("detail", detail);
+            if (signal != null) {
+                entry.put("last_signal", signal);
+            }
+            return entry;
+        }
     }
 
     private final Host host;

@@ -2,7 +2,6 @@ package io.hbmledger.collect;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -70,12 +69,7 @@ final class MeasuredExecution {
         RunJournal journal = c.journal();
         Executions.StopReport r = c.executions.stop(ours, c.settings.stop(), c.smi);
         journal.moment("stop", RunJournal.now());
-        Map<String, Object> stop = new LinkedHashMap<>();
-        stop.put("detail", r.detail());
-        if (r.signal() != null) {
-            stop.put("last_signal", r.signal());
-        }
-        journal.deploymentExtra("stop", stop);
+        journal.deploymentExtra("stop", r.journalEntry(r.detail()));
         if (!r.stopped()) {
             journal.reason("execution " + ours.id() + " " + r.detail());
         } else if (Boolean.FALSE.equals(r.devicesReleased())) {

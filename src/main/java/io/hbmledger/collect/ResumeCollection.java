@@ -113,7 +113,8 @@ final class ResumeCollection {
             throw new CollectException("execution " + rec.id() + " " + r.detail() + "; stop it with 'hbm-ledger exec stop "
                     + rec.id() + "', then resume");
         }
-        journal.deploymentExtra("stop", java.util.Map.of("detail", "stopped by resume: " + r.detail(), "last_signal", r.signal()));
+        // no signal when it ended by itself between the check above and the stop (Map.of threw on it)
+        journal.deploymentExtra("stop", r.journalEntry("stopped by resume: " + r.detail()));
         if (Boolean.FALSE.equals(r.devicesReleased())) {
             journal.reason("devices not released after stop: " + r.detail());
         }

@@ -153,4 +153,19 @@ class ExecutionsTest {
         assertThatThrownBy(() -> ExecutionSpec.fromCommand(List.of("vllm", "serve", "/m", "--port", "80"), 81, null, Map.of(), null, null))
                 .hasMessageContaining("--port 81 given to hbm-ledger but the command says --port 80");
     }
+
+    /**
+     * A resume that found its execution still running stops it; when the execution ends by itself
+     * between that check and the stop, no signal is sent, and recording the stop threw a
+     * NullPointerException (Map.of with a null value; SshResumeTest failed so under load).
+     */
+    @Test
+    void aStopWithoutASignalIsRecordedWithoutOne() {
+        Executions.StopReport ended = new Executions.StopReport(null, true, true, "had already exited");
+        assertThat(ended.journalEntry("stopped by resume: had already exited"))
+                .containsExactly(Map.entry("detail", "stopped by resume: had already exited"));
+        Executions.StopReport killed = new Executions.StopReport("TERM", true, true, "stopped by TERM");
+        assertThat(killed.journalEntry("stopped by TERM"))
+                .containsExactly(Map.entry("detail", "stopped by TERM"), Map.entry("last_signal", "TERM"));
+    }
 }
