@@ -27,7 +27,7 @@ final class AttachCollection {
 
     Collector.Outcome run(Path runDir, String executionId) throws IOException {
         ExecutionRecord rec = c.executions.store().get(executionId);
-        String runId = "run-" + runDir.getFileName();
+        String runId = RunJournal.newRunId(runDir);
         RunJournal journal = RunJournal.create(runDir, runId, "attach");
         c.journal(journal);
         journal.plan(plan(rec.msprofOutput() != null));

@@ -54,6 +54,18 @@ public final class RunJournal {
     }
 
     /**
+     * The id of a new run in {@code runDir}: its folder's name and 8 random hex digits. The id labels
+     * the run's processes on every host (resume ends what a dead collector left running by it) and
+     * owns its device locks, so two runs in folders of the same name (./run on two checkouts, two
+     * users' run/) must not share one: a resume of one killed the other's msprof and samplers.
+     */
+    public static String newRunId(Path runDir) {
+        return "run-" + runDir.getFileName() + "-" + java.util.HexFormat.of().toHexDigits(RANDOM.nextInt());
+    }
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /**
      * A new run directory with a first run.json (status running, phase preflight).
      *
      * @param runDir a directory that does not exist yet (it is made, with missing parents) or an

@@ -28,7 +28,7 @@ final class StandaloneCollection {
     }
 
     Collector.Outcome run(Path runDir, ExecutionSpec spec) throws IOException {
-        String runId = "run-" + runDir.getFileName();
+        String runId = RunJournal.newRunId(runDir);
         RunJournal journal = RunJournal.create(runDir, runId, "standalone");
         c.journal(journal);
         journal.plan(plan(c.settings.msprofHz() != null));

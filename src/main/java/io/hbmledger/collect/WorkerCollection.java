@@ -33,7 +33,7 @@ final class WorkerCollection {
      *     pass the head's start, stop and export points; false when the head attaches to a running one
      */
     Collector.Outcome run(Path runDir, String mode, boolean standalone) throws IOException {
-        String runId = "run-" + runDir.getFileName();
+        String runId = RunJournal.newRunId(runDir);
         RunJournal journal = RunJournal.create(runDir, runId, mode);
         c.journal(journal);
         journal.plan(plan(standalone));

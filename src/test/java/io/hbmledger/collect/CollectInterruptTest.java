@@ -249,8 +249,10 @@ class CollectInterruptTest {
                 List.of("vllm", "serve", "m", "--port", Integer.toString(FakeAscend.freePort())), null, List.of(1), Map.of(), null,
                 tmp.toString()));
         assertThat(o).isEqualTo(Collector.Outcome.REFUSED);
-        assertThat(fake.output()).contains("device 1 on local is already being collected by collection run-first (pid "
-                + collector.pid() + ", run directory " + first + ")");
+        // the run's id is its folder's name and 8 random hex digits (RunJournal.newRunId)
+        assertThat(fake.output()).containsPattern(java.util.regex.Pattern.quote("device 1 on local is already being collected by"
+                + " collection run-first-") + "[0-9a-f]{8}" + java.util.regex.Pattern.quote(" (pid " + collector.pid()
+                + ", run directory " + first + ")"));
         assertThat(collector.isAlive()).as("the first collection goes on").isTrue();
         new ProcessBuilder("kill", "-INT", Long.toString(collector.pid())).start().waitFor();
         assertThat(collector.waitFor(60, TimeUnit.SECONDS)).isTrue();

@@ -70,4 +70,17 @@ class RunJournalTest {
         RunJournal.create(own, "run-own", "standalone").discard();
         assertThat(own).isEmptyDirectory();
     }
+
+    /**
+     * A run's id labels its processes on the host and owns its device locks: runs in folders of the
+     * same name (two checkouts' ./run) get different ids, so that a resume of one never ends the
+     * other's processes (two test suites at once on one host showed it: SshResumeTest).
+     */
+    @Test
+    void runsInFoldersOfTheSameNameGetDifferentIds() {
+        String a = RunJournal.newRunId(Path.of("/tmp/one/run"));
+        String b = RunJournal.newRunId(Path.of("/tmp/two/run"));
+        assertThat(a).matches("run-run-[0-9a-f]{8}");
+        assertThat(b).matches("run-run-[0-9a-f]{8}").isNotEqualTo(a);
+    }
 }

@@ -33,7 +33,7 @@ final class ClusterJournal {
     }
 
     static ClusterJournal create(Path runDir, String mode, List<Node> nodes, Map<String, Object> connection) throws IOException {
-        ClusterJournal j = new ClusterJournal(RunJournal.create(runDir, "run-" + runDir.getFileName(), "multinode"));
+        ClusterJournal j = new ClusterJournal(RunJournal.create(runDir, RunJournal.newRunId(runDir), "multinode"));
         j.journal.extra("node_mode", mode);
         if (!connection.isEmpty()) {
             j.journal.extra("connection", connection);

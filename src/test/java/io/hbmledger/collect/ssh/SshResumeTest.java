@@ -236,7 +236,6 @@ class SshResumeTest {
                     new io.hbmledger.collect.ServerClient(h.reach(port), null), java.time.Duration.ofSeconds(30));
         }
         Path run = tmp.resolve("run");
-        String label = SshHost.LABEL + "=run-run";
         Path calls = Files.createFile(tmp.resolve("npu-smi-calls"));
         List<String> args = new ArrayList<>(connection(target, knownHosts));
         args.addAll(List.of("--out", run.toString(), "--attach", rec.id(), "--ready-samples", "1", "--after-samples", "1",
@@ -244,6 +243,8 @@ class SshResumeTest {
                 "--remote-env", "FAKE_NPU_SMI_CALLS=" + calls, "--remote-env", "FAKE_NPU_SMI_HANG_AFTER=100000"));
         collector = cli(args, tmp.resolve("collect.out"));
         waitForPhase(run, "load");
+        // the run's processes carry its id (the folder's name and 8 random hex digits, RunJournal.newRunId)
+        String label = SshHost.LABEL + "=" + io.hbmledger.run.RunDirectory.open(run).manifest().runId();
         // from now on npu-smi hangs (the fake counts its calls in that file): a load sample's npu-smi
         // stays on the host, labelled with the run
         Files.writeString(calls, "x\n".repeat(100_001), java.nio.file.StandardOpenOption.APPEND);
@@ -261,7 +262,8 @@ class SshResumeTest {
         assertThat(r.waitFor(120, TimeUnit.SECONDS)).isTrue();
         String out = Files.readString(tmp.resolve("resume.out"));
         assertThat(r.exitValue()).as(out).isEqualTo(2);
-        assertThat(out).contains("resume: ended on " + target + " what the collector of run-run left running (not the server,"
+        String runId = label.substring(label.indexOf('=') + 1);
+        assertThat(out).contains("resume: ended on " + target + " what the collector of " + runId + " left running (not the server,"
                 + " process group " + rec.pgid() + ")", "npu-smi info",
                 "execution exec-attached is still running; stop it first with 'hbm-ledger exec stop exec-attached', then resume");
         assertThat(SshCollectTest.marked(label)).as("nothing of the run left").isEmpty();
