@@ -51,8 +51,16 @@ final class RunInputs {
      */
     static List<Path> expand(List<Path> inputs, List<String> skipped) throws IOException, BadInputException {
         List<Path> out = new ArrayList<>();
+        boolean stdinRead = false;
         for (Path p : inputs) {
             if (p.toString().equals("-")) {
+                if (stdinRead) {
+                    // the first "-" read standard input to its end: the second read nothing and was
+                    // skipped as an empty file, while evidence refused the same command line
+                    throw new BadInputException("-: standard input is named a second time; it can be read only once:"
+                            + " name - once, or save each input to a file and name the files");
+                }
+                stdinRead = true;
                 out.add(stdin());
                 continue;
             }

@@ -135,6 +135,28 @@ class EvidenceCasesTest {
     }
 
     @Test
+    void analyzeRefusesStandardInputNamedTwiceAsEvidenceDoes() throws Exception {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(Files.readAllBytes(Cases.file(C8621, "npu-smi.txt"))));
+            CliRun r = CliRun.of("analyze", "--no-write", "-", "-");
+            // it read the table from the first "-", skipped the second as "the file is empty" and
+            // printed a ledger with exit 0
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).isEqualTo("hbm-ledger: -: standard input is named a second time; it can be read only once:"
+                    + " name - once, or save each input to a file and name the files" + System.lineSeparator());
+            // named once, the same table gives NPU 0's 59872 of 65536 MiB: 58.47 of 64.00 GiB, 5.53 GiB free
+            System.setIn(new ByteArrayInputStream(Files.readAllBytes(Cases.file(C8621, "npu-smi.txt"))));
+            CliRun once = CliRun.of("analyze", "--no-write", "-");
+            assertThat(once.exit()).as(once.err()).isZero();
+            assertThat(once.out()).containsPattern("npu:0/chip:0 +0 +64\\.00 +58\\.47 +\\? +5\\.53");
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
     void aPipeSaysHowToGiveItsOutput() throws Exception {
         // what a shell's process substitution names: hbm-ledger evidence <(ssh host npu-smi info)
         Path fifo = tmp.resolve("npu-smi.fifo");

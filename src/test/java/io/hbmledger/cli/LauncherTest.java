@@ -3,10 +3,12 @@ package io.hbmledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,7 +86,16 @@ class LauncherTest {
     }
 
     private Run launch(boolean failBuild, java.util.Map<String, String> locale, String installed) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(project.resolve("hbm-ledger").toString(), "--version")
+        return launch(failBuild, locale, installed, project.resolve("hbm-ledger").toString(), "--version");
+    }
+
+    private Run launch(String... command) throws Exception {
+        return launch(false, java.util.Map.of("LANG", "C.UTF-8"), "C C.utf8 POSIX", command);
+    }
+
+    private Run launch(boolean failBuild, java.util.Map<String, String> locale, String installed, String... command)
+            throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
         pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
         pb.environment().putAll(locale);
@@ -123,6 +134,72 @@ class LauncherTest {
                 .contains("hbm-ledger: the build failed (Maven's output above says why)")
                 .doesNotContain("\u001b");
         assertThat(r.out()).isEmpty();
+    }
+
+    private String jarArg() throws IOException {
+        return "-jar " + project.toRealPath() + "/target/hbm-ledger.jar";
+    }
+
+    @Test
+    void throughASymlinkInAnotherFolderTheProjectIsWhereTheLinkPoints() throws Exception {
+        // ~/bin/hbm-ledger -> the project's launcher: the link's folder has no pom.xml; the launcher
+        // took it for the project and ran Maven there ("there is no POM in this directory")
+        Path userBin = Files.createDirectories(dir.resolve("my bin"));
+        Files.createSymbolicLink(userBin.resolve("hbm-ledger"), project.resolve("hbm-ledger"));
+        Path other = Files.createDirectories(dir.resolve("other"));
+        Files.createSymbolicLink(other.resolve("hl"), Path.of("../project/hbm-ledger"));
+        Files.createSymbolicLink(other.resolve("chained"), Path.of("hl"));
+        for (String link : new String[] {userBin.resolve("hbm-ledger").toString(), "other/hl", "other/chained"}) {
+            Run r = launch(link, "--version");
+            assertThat(r.exit()).as(link + ": " + r.err()).isZero();
+            assertThat(r.out()).as(link).isEqualTo("fake java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC " + jarArg()
+                    + " --version\n");
+            assertThat(userBin.resolve("target")).as(link).doesNotExist();
+            assertThat(other.resolve("target")).as(link).doesNotExist();
+        }
+        // as `bash hbm-ledger` from the project's folder: no slash in the script's name
+        Run r = launch("bash", "-c", "cd project && bash hbm-ledger --version");
+        assertThat(r.out()).isEqualTo("fake java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC " + jarArg() + " --version\n");
+    }
+
+    @Test
+    void theArchiveIsMappedWhereItWasDumpedAndInputsOf64MibInAllKeepTheOptimisingCompiler() throws Exception {
+        assertThat(launch(false).exit()).isZero();  // builds the (fake) jar
+        Path jar = project.resolve("target/hbm-ledger.jar");
+        Path jsa = Files.writeString(project.resolve("target/hbm-ledger.jsa"), "archive\n");
+        Files.setLastModifiedTime(jsa, Files.getLastModifiedTime(jar));
+        String archive = "-XX:SharedArchiveFile=" + project.toRealPath() + "/target/hbm-ledger.jsa -Xshare:auto"
+                + " -Xlog:cds=off -Xlog:cds+dynamic=off -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0";
+        // sparse files: du -b counts their apparent size, 40 + 30 MiB = 73400320 B >= 64 MiB = 67108864 B
+        Path inputs = Files.createDirectories(dir.resolve("export dir"));
+        Path a = sparse(inputs.resolve("npu mem 1.csv"), 40L << 20);
+        Path b = sparse(inputs.resolve("npu mem 2.csv"), 30L << 20);
+        Path justUnder = sparse(inputs.resolve("under.csv"), (64L << 20) - 1);
+        String launcher = project.resolve("hbm-ledger").toString();
+
+        Run one = launch(launcher, "evidence", a.toString());
+        assertThat(one.out()).isEqualTo("fake java " + archive + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC " + jarArg()
+                + " evidence " + a + "\n");
+        Run under = launch(launcher, "analyze", justUnder.toString(), "--format", "json");
+        assertThat(under.out()).contains(archive + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+        Run both = launch(launcher, "evidence", a.toString(), b.toString());
+        assertThat(both.out()).isEqualTo("fake java " + archive + " -XX:+UseSerialGC " + jarArg()
+                + " evidence " + a + " " + b + "\n");
+        Run folder = launch(launcher, "analyze", inputs.toString());
+        assertThat(folder.out()).doesNotContain("TieredStopAtLevel");
+
+        // an archive older than the jar belongs to another build: not passed
+        Files.setLastModifiedTime(jsa, FileTime.fromMillis(
+                Files.getLastModifiedTime(jar).toMillis() - 60_000));
+        assertThat(launch(launcher, "--version").out()).isEqualTo("fake java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "
+                + jarArg() + " --version\n");
+    }
+
+    private static Path sparse(Path p, long bytes) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.setLength(bytes);
+        }
+        return p;
     }
 
     private String javaLocale() throws IOException {
