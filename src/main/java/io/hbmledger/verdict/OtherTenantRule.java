@@ -13,6 +13,12 @@ import java.util.List;
  */
 final class OtherTenantRule {
 
+    /**
+     * vLLM's process titles: its prefix (VLLM_PROCESS_NAME_PREFIX, "VLLM" by default) and "::",
+     * e.g. VLLM::Worker_TP1 or VLLM::EngineCore, as nvidia-smi and npu-smi list them.
+     */
+    private static final java.util.regex.Pattern VLLM_TITLE = java.util.regex.Pattern.compile("^VLLM::\\w");
+
     private OtherTenantRule() {
     }
 
@@ -48,6 +54,14 @@ final class OtherTenantRule {
             List<String> advice = new ArrayList<>();
             advice.add("Name the server's pids (--server-pid, or a log that prints them) to separate it from other"
                     + " tenants" + (allKnown ? "; the others hold " + io.hbmledger.ledger.Units.gib(sum) + "." : "."));
+            List<String> vllmNamed = others.stream().filter(p -> p.name() != null && VLLM_TITLE.matcher(p.name()).find())
+                    .map(p -> "pid " + p.pid() + " " + p.name()).toList();
+            if (!vllmNamed.isEmpty()) {
+                advice.add(String.join(", ", vllmNamed) + (vllmNamed.size() == 1 ? " is" : " are")
+                        + " named as vLLM names its own processes: a rank of this server that its log does not name"
+                        + " (give the pid with --server-pid), or another vLLM server on the card. The name cannot"
+                        + " tell which.");
+            }
             out.add(new Finding(Finding.Kind.OTHER_TENANT, Finding.Severity.WARN, List.of(d.device()), null, text,
                     figures, advice));
         }

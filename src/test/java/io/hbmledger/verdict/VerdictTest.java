@@ -146,6 +146,24 @@ class VerdictTest {
         assertThat(f.text()).contains("pid 4242 python", "32.00 GiB");
     }
 
+    /**
+     * vLLM titles its processes VLLM::Worker_TP1 and so on: a rank of the server whose pid the log
+     * did not name reads as another tenant. The finding says the title fits both readings (fresh-user
+     * finding: two TP workers in an nvidia-smi paste).
+     */
+    @Test
+    void aProcessTitledAsVllmsOwnIsSaidToBeEitherARankOrAnotherServer() {
+        Figure p = Figure.bytes("p", 21_852 * MIB, Confidence.MEASURED, null, List.of(new Source("nvidia-smi.txt", 20, "21852MiB")));
+        DeviceFacts d = new DeviceFacts("gpu:1", null, null, null, List.of(
+                new DeviceFacts.ProcessFacts(3021, "VLLM::Worker_TP1", p, false),
+                new DeviceFacts.ProcessFacts(4242, "python", p, false)));
+        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), RunFacts.Accelerator.GPU)),
+                Finding.Kind.OTHER_TENANT);
+        assertThat(String.join("\n", f.advice())).contains("pid 3021 VLLM::Worker_TP1 is named as vLLM names its own"
+                + " processes: a rank of this server that its log does not name (give the pid with --server-pid), or"
+                + " another vLLM server on the card").doesNotContain("4242 python is");
+    }
+
     @Test
     void aRankWithLessKvThanItsPeersIsNamed() {
         List<ServerFacts> ranks = new java.util.ArrayList<>();
