@@ -68,11 +68,15 @@ public final class EvidenceLoader {
             }
             read.skipped.forEach(w -> warn.accept("skipped " + w));
         }
-        if (runDir == null && opts.tp() == null && opts.dp() == null && opts.pp() == null && opts.devices() == null) {
+        String overridden = null;
+        if (runDir == null) {
             Optional<Layout> stated = LogDeployment.of(read.tagged, layout.serverPids(), layout.model());
-            if (stated.isPresent()) {
+            boolean optionsGiven = opts.tp() != null || opts.dp() != null || opts.pp() != null || opts.devices() != null;
+            if (stated.isPresent() && !optionsGiven) {
                 layout = stated.get();
                 read.retag(layout, layout.pp());
+            } else if (stated.isPresent()) {
+                overridden = LogDeployment.overridden(stated.get(), layout);
             }
         }
         List<String> errors = new ArrayList<>(read.errors);
@@ -96,6 +100,9 @@ public final class EvidenceLoader {
         writeUps.forEach(w -> notes.add("skipped " + w));
         read.skipped.forEach(w -> notes.add("skipped " + w));
         notes.addAll(read.assumed);
+        if (overridden != null) {
+            notes.add(overridden);
+        }
         return new LoadedRun(new EvidenceSet(read.tagged, read.infos, layout, checkpoint, msprof,
                 Deployment.startFailure(runDir)), runDir, notes);
     }

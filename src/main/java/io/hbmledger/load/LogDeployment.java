@@ -68,6 +68,30 @@ final class LogDeployment {
                 .withOrigin(what + " read from " + String.join(", ", where)));
     }
 
+    /**
+     * What options replaced of the layout the evidence states, in words, or null when they agree:
+     * the options replace it whole, so {@code --devices 4} alone runs TP 1 where the log says TP 4
+     * (fresh-user finding: that was silent).
+     */
+    static String overridden(Layout stated, Layout given) {
+        List<String> differ = new ArrayList<>();
+        if (stated.tp() != given.tp()) {
+            differ.add("TP " + stated.tp());
+        }
+        if (stated.dp() != given.dp()) {
+            differ.add("DP " + stated.dp());
+        }
+        if (stated.pp() != given.pp()) {
+            differ.add("PP " + stated.pp());
+        }
+        if (differ.isEmpty()) {
+            return null;
+        }
+        return "the options replace the deployment the evidence states (" + String.join(", ", differ) + ", "
+                + stated.origin() + "): the ledger uses TP " + given.tp() + " x DP " + given.dp() + " x PP " + given.pp()
+                + "; give --tp, --dp and --pp too to keep what the evidence says";
+    }
+
     static boolean same(TaggedObservation a, TaggedObservation b) {
         return a.quantity() == Quantity.VISIBLE_DEVICES ? a.o().text().equals(b.o().text())
                 : a.o().value().equals(b.o().value());

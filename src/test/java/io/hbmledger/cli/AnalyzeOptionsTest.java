@@ -61,4 +61,22 @@ class AnalyzeOptionsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("run.json:3").contains("device 3 twice");
     }
+
+    /**
+     * Options replace the deployment the evidence states whole: {@code --devices 3} alone runs
+     * TP 1 where vLLM PR 10511's log starts {@code vllm serve ... --tensor-parallel-size 2} (line
+     * 12). That was silent (fresh-user finding); a note now says what was replaced and how to keep it.
+     */
+    @Test
+    void optionsThatReplaceTheLogsStatedTpSaySo() {
+        String log = Corpus.file("vllm-log/vllm-pr10511_memory_profiling_results_table_truncated.log").toString();
+        CliRun alone = CliRun.of("analyze", log, "--devices", "3", "--no-write");
+        assertThat(alone.exit()).as(alone.err()).isEqualTo(0);
+        String flat = alone.out().replaceAll("\\s+", " ");
+        assertThat(flat).contains("note: the options replace the deployment the evidence states (TP 2, sizes read from "
+                + log + ":12): the ledger uses TP 1 x DP 1 x PP 1; give --tp, --dp and --pp too");
+        CliRun both = CliRun.of("analyze", log, "--tp", "2", "--devices", "3,4", "--no-write");
+        assertThat(both.exit()).as(both.err()).isEqualTo(0);
+        assertThat(both.out()).doesNotContain("the options replace");
+    }
 }
