@@ -223,16 +223,22 @@ public final class ServerStartsInLog {
 
     /** The model each start names first, null where none. */
     private static ModelName[] modelsOf(List<TaggedObservation> fileObs, List<Integer> starts) {
-        ModelName[] models = new ModelName[starts.size()];
+        return firstOfEach(fileObs, starts, Quantity.MODEL, o -> o.text() == null ? null : ModelName.of(o.text()))
+                .toArray(ModelName[]::new);
+    }
+
+    /** The first value of {@code q} among each start's lines ({@code value} null: none), null where none. */
+    private static <T> List<T> firstOfEach(List<TaggedObservation> fileObs, List<Integer> starts, Quantity q,
+                                           java.util.function.Function<Observation, T> value) {
+        List<T> first = new ArrayList<>(java.util.Collections.nCopies(starts.size(), (T) null));
         for (TaggedObservation t : fileObs) {
-            if (t.quantity() == Quantity.MODEL && t.o().text() != null && t.o().line() >= starts.get(0)) {
-                int i = startIndex(starts, t.o().line());
-                if (models[i] == null) {
-                    models[i] = ModelName.of(t.o().text());
-                }
+            T v = t.quantity() == q && t.o().line() >= starts.get(0) ? value.apply(t.o()) : null;
+            int i = v == null ? -1 : startIndex(starts, t.o().line());
+            if (v != null && first.get(i) == null) {
+                first.set(i, v);
             }
         }
-        return models;
+        return first;
     }
 
     /**
@@ -288,16 +294,8 @@ public final class ServerStartsInLog {
 
     /** The DP rank each start's process names ({@code data_parallel_rank}), null where none. */
     private static Integer[] dpRanksOf(List<TaggedObservation> fileObs, List<Integer> starts) {
-        Integer[] ranks = new Integer[starts.size()];
-        for (TaggedObservation t : fileObs) {
-            if (t.quantity() == Quantity.DATA_PARALLEL_RANK && t.o().value() != null && t.o().line() >= starts.get(0)) {
-                int i = startIndex(starts, t.o().line());
-                if (ranks[i] == null) {
-                    ranks[i] = (int) Math.round(t.o().value());
-                }
-            }
-        }
-        return ranks;
+        return firstOfEach(fileObs, starts, Quantity.DATA_PARALLEL_RANK,
+                o -> o.value() == null ? null : (Integer) (int) Math.round(o.value())).toArray(Integer[]::new);
     }
 
 
