@@ -29,7 +29,7 @@ public final class AskedUtilizationRule implements RunRule {
             TaggedObservation printed = null;
             for (TaggedObservation t : server) {
                 if (t.quantity() == Quantity.MEMORY_UTILIZATION && t.o().value() != null) {
-                    if (user.contains(t.file() + ":" + t.o().line())) {
+                    if (user.contains(where(t))) {
                         asked = t;
                     } else {
                         printed = t;
@@ -55,8 +55,8 @@ public final class AskedUtilizationRule implements RunRule {
         for (List<TaggedObservation> server : servers(ev)) {
             Set<String> user = ServerStartsInLog.userLines(server);
             List<TaggedObservation> lines = server.stream().filter(t -> t.quantity() == Quantity.MEMORY_UTILIZATION).toList();
-            boolean printed = lines.stream().anyMatch(t -> !user.contains(t.file() + ":" + t.o().line()));
-            lines.stream().filter(t -> !printed || !user.contains(t.file() + ":" + t.o().line())).forEach(out::add);
+            boolean printed = lines.stream().anyMatch(t -> !user.contains(where(t)));
+            lines.stream().filter(t -> !printed || !user.contains(where(t))).forEach(out::add);
         }
         return out;
     }
