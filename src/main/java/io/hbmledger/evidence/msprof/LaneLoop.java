@@ -227,8 +227,18 @@ final class LaneLoop {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         long gap = 0;
+        // the amount's cell as locals: fields written in the loop would be loaded again every row
+        long mask0 = cellMask0;
+        long mask1 = cellMask1;
+        long cellBefore0 = lastCell0;
+        long cellBefore1 = lastCell1;
+        long amountBefore = lastAmount;
+        // the template's shape as locals too, read again after a row that changes it
+        int len = t.len;
+        int amountFrom = t.amountFrom;
+        int amountTo = t.amountTo;
+        boolean present = t.amountPresent;
         while (true) {
-            int len = t.len;
             long ts;
             long v;
             int end;
@@ -241,21 +251,21 @@ final class LaneLoop {
             } else if (len > 0 && t.fits(b, p)) {
                 long micros = t.micros(b, p);
                 ts = t.nanos(b, p, micros);
-                from = p + t.amountFrom;
-                to = p + t.amountTo;
-                long cell0 = word(b, from) & cellMask0;
-                long cell1 = word(b, from + 8) & cellMask1;
-                if (cell0 == lastCell0 & cell1 == lastCell1) {
-                    v = lastAmount; // the cell of the row before: most series hold a value for long
+                from = p + amountFrom;
+                to = p + amountTo;
+                long cell0 = word(b, from) & mask0;
+                long cell1 = word(b, from + 8) & mask1;
+                if (cell0 == cellBefore0 & cell1 == cellBefore1) {
+                    v = amountBefore; // the cell of the row before: most series hold a value for long
                 } else {
                     RowTemplate.Number a = t.amount;
                     v = bytes(a.whole(b, p) * POW10[a.frac] + a.fraction(b, p), unit, a.frac);
-                    lastCell0 = cell0;
-                    lastCell1 = cell1;
-                    lastAmount = v;
+                    cellBefore0 = cell0;
+                    cellBefore1 = cell1;
+                    amountBefore = v;
                 }
                 boolean ok = micros <= TS_LIMIT & v != OVERFLOW; // fits() saw the device's digits
-                v = t.amountPresent ? v : Numbers.INVALID;
+                v = present ? v : Numbers.INVALID;
                 end = ok ? p + len - 1 : -1;
             } else {
                 // the lane's bytes, then the cells one by one (in a call: not the common case)
@@ -275,6 +285,16 @@ final class LaneLoop {
                 if (end >= 0) {
                     learn(b, p, end, lane);
                 }
+                // forget() and learn() set them
+                mask0 = cellMask0;
+                mask1 = cellMask1;
+                cellBefore0 = lastCell0;
+                cellBefore1 = lastCell1;
+                amountBefore = lastAmount;
+                len = t.len;
+                amountFrom = t.amountFrom;
+                amountTo = t.amountTo;
+                present = t.amountPresent;
             }
             if (end < 0) {
                 break;
@@ -293,6 +313,9 @@ final class LaneLoop {
                 break;
             }
         }
+        lastCell0 = cellBefore0;
+        lastCell1 = cellBefore1;
+        lastAmount = amountBefore;
         series.addTimes(samples, first, last, min, max, gap); // no samples: changes nothing
         series.keepInstantCells(); // before the caller refills the buffer
         count = done;

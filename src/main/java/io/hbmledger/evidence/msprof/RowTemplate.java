@@ -28,7 +28,7 @@ final class RowTemplate {
 
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
     private static final long SIXES = 0x0606060606060606L;
-    private static final long DIGIT_BITS = 0x1010101010101010L;
+    private static final long DIGIT_BITS = 0x4040404040404040L;
 
     /** Row length with its line feed, 0 for no template. */
     int len;
@@ -40,8 +40,8 @@ final class RowTemplate {
     private final long[] highs = new long[WORDS];
     /**
      * Per word: the bytes to compare (0x30 where a digit is), what of each byte must equal them
-     * (0xFF, or 0xF0 where a digit is, so 0x30..0x3F), and 0x10 where a digit is (rules out
-     * 0x3A..0x3F); words past the row have a zero mask. In fields, compared with no loop and no
+     * (0xFF, or 0xF0 where a digit is, so 0x30..0x3F), and 0x40 where a digit is (0x3A..0x3F
+     * plus 6 reach it, digits do not; see {@link #differs}); words past the row have a zero mask. In fields, compared with no loop and no
      * array reads (measured: a loop with its array reads was ~20% of the hot loop), and all
      * {@link #WORDS} of them for every row: with a shorter check for short rows, the branch
      * between the two was never taken until the first long row, often after half of a file
@@ -71,6 +71,12 @@ final class RowTemplate {
     private int tsOff;
     private long tsMask;
     private int tsShift;
+    /** 10 to the power of the fraction digits the time lacks to nanoseconds: 1 for 3 digits. */
+    private long tsFracScale = 1;
+    /** The time's fraction digits read in each row ({@link #ts}'s, in fields of their own: one load less per row). */
+    private int tsFracOff;
+    private long tsFracMask;
+    private int tsFracShift;
     /** The device's digits after the lane (a torch_npu layout), 0 when the lane holds the device. */
     private int deviceOff;
     private int deviceDigits;
@@ -121,6 +127,7 @@ final class RowTemplate {
     /** A time of {@code intDigits} digits at {@code off}, then a fraction of which 3 digits are read. */
     void time(int off, int intDigits, int fracOff, int fracDigits) {
         ts.set(off, intDigits, fracOff, Math.min(fracDigits, 3));
+        tsFracScale = POW10[3 - ts.frac];
     }
 
     /** The amount's digits; {@code present} false for an empty cell. */
@@ -143,7 +150,7 @@ final class RowTemplate {
 
     /** The time in nanoseconds, from {@code micros}; the fraction's digits after the third are dropped. */
     long nanos(byte[] b, int p, long micros) {
-        return micros * 1000 + ts.fraction(b, p) * POW10[3 - ts.frac];
+        return micros * 1000 + parseDigits(word(b, p + tsFracOff), tsFracMask, tsFracShift) * tsFracScale;
     }
 
     /**
@@ -158,9 +165,15 @@ final class RowTemplate {
                 | differs(word(b, p + 48), b6, k6, d6) | differs(word(b, p + 56), b7, k7, d7)) == 0;
     }
 
-    /** Non-zero when word {@code w} differs from the template's in a fixed byte, or holds a non-digit where a digit is. */
+    /**
+     * Non-zero when word {@code w} differs from the template's in a fixed byte, or holds a non-digit where a digit is.
+     * The 6 added to every byte carries into the next byte only from a byte of 0xFA or more: in a
+     * digit's place the mask already rejects it, and a fixed byte's carry can only flag the next
+     * byte (a row read cell by cell instead), never hide one. One operation less per word than
+     * adding 6 to the low nibbles alone (measured with the rest of this change: warm reads ~8% faster).
+     */
     private static long differs(long w, long fixed, long mask, long digit) {
-        return ((w ^ fixed) & mask) | (((w & LOW_NIBBLES) + SIXES) & digit);
+        return ((w ^ fixed) & mask) | ((w + SIXES) & digit);
     }
 
     /**
@@ -181,6 +194,9 @@ final class RowTemplate {
         tsOff = twoRuns ? ts.off2 : ts.off1;
         tsMask = twoRuns ? ts.mask2 : ts.mask1;
         tsShift = twoRuns ? ts.shift2 : ts.shift1;
+        tsFracOff = ts.fracOff;
+        tsFracMask = ts.fracMask;
+        tsFracShift = ts.fracShift;
         for (int j = 0; j < WORDS; j++) {
             long w = j < n ? word(b, p + 8 * j) : 0;
             long valid = j < n ? FIRST_BYTES[Math.min(8, length - 8 * j)] : 0;
@@ -191,7 +207,7 @@ final class RowTemplate {
             long mask = valid & ~(d * 0x0F);
             bytes[j] = w & mask;
             masks[j] = mask;
-            digits[j] = d * 0x10;
+            digits[j] = d * 0x40;
             highs[j] = high & valid;
         }
         fields();

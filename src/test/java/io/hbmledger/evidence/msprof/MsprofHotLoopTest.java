@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * other digits, and one odd row at a time inside such a run (a time or an amount beyond a long
  * in the same shape, another device of the same length after the time, a NUL byte or a quote in
  * the last cell, an empty or negative amount, an extra field, CR LF for one row, a longer
- * amount). Each layout the fast path reads; the runs are long enough to cross 64 KiB read
+ * amount, a ':' or '?' in place of one digit). Each layout the fast path reads; the runs are long enough to cross 64 KiB read
  * buffers and file parts; read also through windows of both byte orders. Expected values are
  * the general path's.
  */
@@ -44,7 +44,7 @@ class MsprofHotLoopTest {
 
     /** One of the odd rows a run may hold, in place of a plain one. */
     private static String odd(String layout, Random r, int dev, String group, String ts, String amount) {
-        return switch (r.nextInt(12)) {
+        return switch (r.nextInt(14)) {
             case 0 -> row(layout, dev, group, "9999999999999999.999", amount, ""); // time beyond a long in ns
             case 1 -> row(layout, dev, group, ts, "999999999999999", ""); // 15 digits: beyond a long in MB
             case 2 -> row(layout, dev == 9 ? 8 : dev + 1, group, ts, amount, ""); // another device, same length
@@ -56,6 +56,9 @@ class MsprofHotLoopTest {
             case 8 -> row(layout, dev, group, ts, amount, "\r");
             case 9 -> row(layout, dev, group, ts, amount + "12", ""); // a longer amount: a new template
             case 10 -> row(layout, dev, group, ts.substring(0, ts.length() - 1), amount, ""); // two decimals
+            // a byte just above the digits (0x3A-0x3F) where a digit was: the template's check of free digits
+            case 11 -> row(layout, dev, group, ts.substring(0, 12) + ':' + ts.substring(13), amount, "");
+            case 12 -> row(layout, dev, group, ts, amount.length() > 1 ? '?' + amount.substring(1) : "?", "");
             default -> row(layout, dev, group, ts, amount.replace('.', ','), "");
         };
     }
