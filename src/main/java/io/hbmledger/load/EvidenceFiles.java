@@ -90,7 +90,7 @@ final class EvidenceFiles {
                     }
                 }
             } else {
-                add(in, f.format(), f.observations(), f.format().isDeviceSample() ? PastedMoments.idleAbove(in, assumed) : null);
+                add(in, f.format(), f.observations(), f.format().isDeviceSample() ? PastedMoments.statedAbove(in, assumed) : null);
             }
         } catch (EvidenceException e) {
             unusable(e.getMessage());
