@@ -55,9 +55,11 @@ public final class EvidenceCommand implements Callable<Integer> {
 
     private static Map<String, String> exitCodes() {
         Map<String, String> codes = new LinkedHashMap<>();
-        codes.put("0", "every file was read");
-        codes.put("2", "a file was unreadable, empty or of unknown format (named on stderr; nothing is printed on stdout,"
-                + " so that a script never takes a partial listing for the whole)");
+        codes.put("0", "every file was read; one that holds no evidence (empty, a table cut off before its rows, a paste"
+                + " of prose only) is listed with 0 observations and named on stderr: \"no evidence found in FILE\"");
+        codes.put("2", "a file could not be read, is of no known format or is malformed (an msprof CSV with its header"
+                + " and no data row included; named on stderr; nothing is printed on stdout, so that a script never"
+                + " takes a partial listing for the whole)");
         return codes;
     }
 
@@ -68,6 +70,7 @@ public final class EvidenceCommand implements Callable<Integer> {
         EvidenceListing listing = EvidenceListing.read(files);
         PrintWriter err = spec.commandLine().getErr();
         listing.problems().forEach(p -> err.println("hbm-ledger: " + p));
+        listing.noEvidence().forEach(p -> err.println("hbm-ledger: " + p));
         if (!listing.allUsable()) {
             err.flush();
             return Main.EXIT_BAD_INPUT;

@@ -25,17 +25,21 @@ import java.util.List;
  * @param files one result per file, in the order given
  * @param problems one line per unusable file or file warning of an unusable file, naming the file,
  *     then one per named folder with files beside its msprof exports that were not read
+ * @param noEvidence one line per file read without fault that holds no evidence ({@link NoEvidence}):
+ *     said, not an error
+ * @param refused true when some file could not be read, was of no known format or malformed
  */
-public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
+public record EvidenceListing(List<EvidenceFile> files, List<String> problems, List<String> noEvidence, boolean refused) {
 
     public EvidenceListing {
         files = List.copyOf(files);
         problems = List.copyOf(problems);
+        noEvidence = List.copyOf(noEvidence);
     }
 
-    /** True when every file was read and recognised. */
+    /** True when every file was read and recognised, or was empty. */
     public boolean allUsable() {
-        return files.stream().allMatch(EvidenceFile::usable);
+        return !refused;
     }
 
     /**
@@ -77,14 +81,22 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         }
         List<EvidenceFile> results = new ArrayList<>();
         List<String> problems = new ArrayList<>();
+        List<String> noEvidence = new ArrayList<>();
+        boolean refused = false;
         for (Slot st : slots) {
             if (st.outcome == null) {
+                st.empty = isEmpty(st.file);
                 try {
                     st.outcome = new ReadOutcome(readers.read(st.file, st.shown), null);
                 } catch (EvidenceException | IOException e) {
                     st.outcome = new ReadOutcome(null, e);
                 }
             }
+            // a file of no byte (or blank lines) is no evidence, not bad input: nothing was written
+            // to it (a capture that failed), which is said below; a SQLite -wal, empty by nature,
+            // is read as usable
+            boolean blank = st.outcome.failure() == null && st.empty && !st.outcome.file().usable();
+            refused |= st.outcome.failure() != null || !blank && !st.outcome.file().usable();
             if (st.outcome.failure() instanceof EvidenceException e) {
                 problems.add(e.getMessage());
                 results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
@@ -92,15 +104,34 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 problems.add(st.shown + ": " + FileProblem.cannotRead(e));
                 results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
             } else {
-                EvidenceFile f = st.outcome.file();
+                // a file of blank lines was "format not recognised" to the readers: it is empty
+                EvidenceFile f = blank ? new EvidenceFile(st.outcome.file().path(), EvidenceFormat.UNKNOWN, List.of(),
+                        List.of("line 1: the file is empty (no byte, or blank lines only): no evidence")) : st.outcome.file();
                 results.add(f);
-                if (!f.usable()) {
+                if (!f.usable() && !blank) {
                     f.warnings().forEach(w -> problems.add(f.path() + ": " + w));
                 }
+                NoEvidence.of(f, blank).ifPresent(noEvidence::add);
             }
         }
         problems.addAll(notes);
-        return new EvidenceListing(results, problems);
+        return new EvidenceListing(results, problems, noEvidence, refused);
+    }
+
+    /**
+     * A regular file of no byte, or of blank lines only: nothing was written to it but line ends;
+     * false when it cannot be told (the reader says what went wrong).
+     */
+    private static boolean isEmpty(Path file) {
+        try {
+            if (file == null || !Files.isRegularFile(file)) {
+                return false;
+            }
+            FileHead head = FileHead.of(file);
+            return head.size() == 0 || head.size() <= FileHead.HEAD_BYTES && !head.looksBinary() && head.text().isBlank();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** One file to list, and what reading it gave (null: still to read). */
@@ -108,6 +139,8 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         final String shown;
         final Path file;
         ReadOutcome outcome;
+        /** The file has no byte ({@link #isEmpty}). */
+        boolean empty;
 
         private Slot(String shown, Path file, ReadOutcome outcome) {
             this.shown = shown;
@@ -161,7 +194,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 try (InputStream in = System.in) {
                     Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
                 }
-                return List.of(Slot.read(readers.read(tmp, "-")));
+                Slot read = Slot.read(readers.read(tmp, "-"));
+                read.empty = isEmpty(tmp);
+                return List.of(read);
             } finally {
                 Files.deleteIfExists(tmp);
             }
