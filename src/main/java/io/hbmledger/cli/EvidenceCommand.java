@@ -43,8 +43,9 @@ public final class EvidenceCommand implements Callable<Integer> {
                 .exitCodeList(exitCodes());
         spec.addPositional(PositionalParamSpec.builder().arity("1..*").required(true).paramLabel("FILE")
                 .type(List.class).auxiliaryTypes(Path.class)
-                .description("evidence files; - reads standard input; an msprof PROF_* or torch_npu *_ascend_pt directory"
-                        + " (or one holding some) reads the files exported under it")
+                .description("evidence files; - reads standard input; a directory is listed as analyze lists it: a run"
+                        + " directory by its run.json, an msprof PROF_* or torch_npu *_ascend_pt directory (or one holding some)"
+                        + " by the files exported under it, any other folder by its files")
                 .build());
         spec.addOption(OptionSpec.builder("--format").type(OutputFormat.class).defaultValue("text").paramLabel("<format>")
                 .description("text or json (default: ${DEFAULT-VALUE})").build());

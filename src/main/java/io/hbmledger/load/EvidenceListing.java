@@ -10,6 +10,7 @@ import io.hbmledger.evidence.msprof.MsprofDirectory;
 import io.hbmledger.evidence.msprof.MsprofFiles;
 import io.hbmledger.evidence.msprof.MsprofReader;
 import io.hbmledger.run.FileProblem;
+import io.hbmledger.run.RunDirectory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -201,22 +202,53 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
                 Files.deleteIfExists(tmp);
             }
         }
-        if (Files.isDirectory(file)) {
-            List<Slot> out = new ArrayList<>();
-            List<Path> exported = MsprofDirectory.exportedFiles(file, file.toString());
-            for (Path p : exported) {
-                out.add(Slot.toRead(p, p.toString()));
-            }
-            List<String> others = otherFiles(file, exported);
-            if (!others.isEmpty()) {
-                // said, not dropped without a word: a folder stands for its msprof exports only
-                notes.add(file + ": " + others.size() + (others.size() == 1 ? " file" : " files") + " beside the msprof"
-                        + " export" + (exported.size() == 1 ? "" : "s") + " not read (" + String.join(", ", others)
-                        + "): name " + (others.size() == 1 ? "it" : "them") + " to read " + (others.size() == 1 ? "it" : "them")
-                        + ", or use 'hbm-ledger analyze " + file + "', which reads every file of a folder");
-            }
-            return out;
+        if (!Files.isDirectory(file)) {
+            return List.of(Slot.toRead(file, file.toString()));
         }
-        return List.of(Slot.toRead(file, file.toString()));
+        // a directory is listed as analyze lists it (RunInputs): a run's evidence entries, an
+        // export whole, or a folder's exports and other files; then each export stands for its files
+        List<Slot> out = new ArrayList<>();
+        try {
+            if (RunInputs.isRunDirectory(List.of(file))) {
+                for (RunInput in : RunInputs.of(RunDirectory.open(file))) {
+                    out.addAll(entry(in.path(), in.shown(), notes));
+                }
+            } else if (MsprofFormats.isExportDir(file)) {
+                out.addAll(export(file, notes));
+            } else {
+                List<String> skipped = new ArrayList<>();
+                for (Path p : RunInputs.folder(file, skipped)) {
+                    out.addAll(entry(p, p.toString(), notes));
+                }
+                skipped.forEach(w -> notes.add("skipped " + w));
+            }
+        } catch (BadInputException e) {
+            // its message names the directory: as an evidence problem, without naming it twice
+            throw new EvidenceException(file.toString(), 0, e.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(file
+                    + ": "), ""));
+        }
+        return out;
+    }
+
+    /** One path of a listed directory: an export stands for its exported files, a file for itself. */
+    private static List<Slot> entry(Path p, String shown, List<String> notes) throws IOException, EvidenceException {
+        return Files.isDirectory(p) ? export(p, notes) : List.of(Slot.toRead(p, shown));
+    }
+
+    /** The exported memory files of an msprof / torch_npu export, other files directly in it named in a note. */
+    private static List<Slot> export(Path dir, List<String> notes) throws IOException, EvidenceException {
+        List<Slot> out = new ArrayList<>();
+        List<Path> exported = MsprofDirectory.exportedFiles(dir, dir.toString());
+        for (Path p : exported) {
+            out.add(Slot.toRead(p, p.toString()));
+        }
+        List<String> others = otherFiles(dir, exported);
+        if (!others.isEmpty()) {
+            // said, not dropped without a word: an export stands for its msprof files only
+            notes.add(dir + ": " + others.size() + (others.size() == 1 ? " file" : " files") + " beside the msprof"
+                    + " export" + (exported.size() == 1 ? "" : "s") + " not read (" + String.join(", ", others)
+                    + "): name " + (others.size() == 1 ? "it" : "them") + " to read " + (others.size() == 1 ? "it" : "them"));
+        }
+        return out;
     }
 }
