@@ -36,7 +36,8 @@ class AnalyzeBeforeAfterPasteTest {
         return t;
     }
 
-    private static List<String> idle() throws Exception {
+    /** The corpus 312 table as written (8 x 910B1, NPU 0 at 3437 / 65536 MiB on its line 9). */
+    static List<String> idle() throws Exception {
         return Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt"),
                 StandardCharsets.UTF_8);
     }

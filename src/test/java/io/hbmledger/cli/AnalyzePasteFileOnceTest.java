@@ -3,7 +3,6 @@ package io.hbmledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hbmledger.testing.Corpus;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +23,7 @@ class AnalyzePasteFileOnceTest {
     Path tmp;
 
     private static List<String> table() throws Exception {
-        return Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt"),
-                StandardCharsets.UTF_8);
+        return AnalyzeBeforeAfterPasteTest.idle();
     }
 
     /** Two blocks of one sample: "the last of 2 samples in issue.md", never "2 files (issue.md, issue.md)". */
