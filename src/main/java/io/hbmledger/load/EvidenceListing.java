@@ -213,7 +213,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
                 for (RunInput in : RunInputs.of(RunDirectory.open(file))) {
                     out.addAll(entry(in.path(), in.shown(), notes));
                 }
-            } else if (MsprofFormats.isExportDir(file)) {
+            } else if (MsprofFormats.standsForExport(file)) {
                 out.addAll(export(file, notes));
             } else {
                 List<String> skipped = new ArrayList<>();

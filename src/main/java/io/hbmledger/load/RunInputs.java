@@ -64,7 +64,7 @@ final class RunInputs {
                 out.add(stdin());
                 continue;
             }
-            if (!Files.isDirectory(p) || MsprofFormats.isExportDir(p)) {
+            if (!Files.isDirectory(p) || MsprofFormats.standsForExport(p)) {
                 out.add(p);
                 continue;
             }
@@ -88,7 +88,7 @@ final class RunInputs {
                 if (f.equals(p) || name.startsWith(".") || name.startsWith("report.")) {
                     continue;
                 }
-                if (Files.isDirectory(f) && MsprofFormats.isExportDir(f) && found.stream().noneMatch(f::startsWith)) {
+                if (Files.isDirectory(f) && MsprofFormats.standsForExport(f) && found.stream().noneMatch(f::startsWith)) {
                     found.add(f);
                 } else if (Files.isRegularFile(f) && found.stream().noneMatch(f::startsWith)) {
                     found.add(f);
