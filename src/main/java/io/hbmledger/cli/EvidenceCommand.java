@@ -43,8 +43,9 @@ public final class EvidenceCommand implements Callable<Integer> {
                 .exitCodeList(exitCodes());
         spec.addPositional(PositionalParamSpec.builder().arity("1..*").required(true).paramLabel("FILE")
                 .type(List.class).auxiliaryTypes(Path.class)
-                .description("evidence files; - reads standard input; an msprof PROF_* or torch_npu *_ascend_pt directory"
-                        + " (or one holding some) reads the files exported under it")
+                .description("evidence files; - reads standard input; a directory is listed as analyze lists it: a run"
+                        + " directory by its run.json, an msprof PROF_* or torch_npu *_ascend_pt directory (or one holding some)"
+                        + " by the files exported under it, any other folder by its files")
                 .build());
         spec.addOption(OptionSpec.builder("--format").type(OutputFormat.class).defaultValue("text").paramLabel("<format>")
                 .description("text or json (default: ${DEFAULT-VALUE})").build());
@@ -55,9 +56,11 @@ public final class EvidenceCommand implements Callable<Integer> {
 
     private static Map<String, String> exitCodes() {
         Map<String, String> codes = new LinkedHashMap<>();
-        codes.put("0", "every file was read");
-        codes.put("2", "a file was unreadable, empty or of unknown format (named on stderr; nothing is printed on stdout,"
-                + " so that a script never takes a partial listing for the whole)");
+        codes.put("0", "every file was read; one that holds no evidence (empty, a table cut off before its rows, a paste"
+                + " of prose only) is listed with 0 observations and named on stderr: \"no evidence found in FILE\"");
+        codes.put("2", "a file could not be read, is of no known format or is malformed (an msprof CSV with its header"
+                + " and no data row included; named on stderr; nothing is printed on stdout, so that a script never"
+                + " takes a partial listing for the whole)");
         return codes;
     }
 
@@ -68,6 +71,7 @@ public final class EvidenceCommand implements Callable<Integer> {
         EvidenceListing listing = EvidenceListing.read(files);
         PrintWriter err = spec.commandLine().getErr();
         listing.problems().forEach(p -> err.println("hbm-ledger: " + p));
+        listing.noEvidence().forEach(p -> err.println("hbm-ledger: " + p));
         if (!listing.allUsable()) {
             err.flush();
             return Main.EXIT_BAD_INPUT;

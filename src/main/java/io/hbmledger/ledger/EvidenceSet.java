@@ -54,8 +54,33 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
         this(observations, files, layout, null, msprof);
     }
 
-    /** One evidence file of the run: as shown to the user, its format and its moment. */
+    /**
+     * One listing of an evidence file of the run: as shown to the user, its format and its
+     * moment. A file is listed once per kind of evidence and moment it holds (a paste with an
+     * idle table and one taken after the start is two device samples; with a log excerpt too, a
+     * log as well), so where files are named, {@link #names} names each once.
+     */
     public record FileInfo(String file, EvidenceFormat format, Moment moment) {
+    }
+
+    /** Each file of the listings once, in the order listed. */
+    public static List<String> names(List<FileInfo> files) {
+        return files.stream().map(FileInfo::file).distinct().toList();
+    }
+
+    /**
+     * A device-sample listing as named to the user: its file, and its moment when the file's
+     * tables were taken at several ({@code issue.md (baseline)}, {@code issue.md (ready)}).
+     */
+    public String shown(FileInfo file) {
+        return splitByMoment(file.file()) ? file.file() + " (" + (file.moment() == null ? "no moment" : file.moment().jsonName()) + ")"
+                : file.file();
+    }
+
+    /** True when the prose of a paste gives its device tables different moments. */
+    private boolean splitByMoment(String file) {
+        return files.stream().filter(f -> f.file().equals(file) && f.format().isDeviceSample())
+                .map(FileInfo::moment).distinct().count() > 1;
     }
 
     public List<TaggedObservation> where(Predicate<TaggedObservation> p) {
@@ -116,8 +141,7 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
      * per moment, and each listing holds only its own tables; a file with one moment holds all.
      */
     public List<TaggedObservation> smiOf(FileInfo file) {
-        boolean split = files.stream().filter(f -> f.file().equals(file.file()) && f.format().isDeviceSample())
-                .map(FileInfo::moment).distinct().count() > 1;
+        boolean split = splitByMoment(file.file());
         return where(t -> t.file().equals(file.file()) && t.isSmi() && (!split || Objects.equals(t.moment(), file.moment())));
     }
 

@@ -90,7 +90,7 @@ final class EvidenceFiles {
                     }
                 }
             } else {
-                add(in, f.format(), f.observations(), f.format().isDeviceSample() ? PastedMoments.idleAbove(in, assumed) : null);
+                add(in, f.format(), f.observations(), f.format().isDeviceSample() ? PastedMoments.statedAbove(in, assumed) : null);
             }
         } catch (EvidenceException e) {
             unusable(e.getMessage());
@@ -115,7 +115,7 @@ final class EvidenceFiles {
             }
         }
         EvidenceSet.FileInfo info = new EvidenceSet.FileInfo(in.sourceName(), format, moment);
-        if (!infos.contains(info)) {
+        if (!infos.contains(info) && !sameSample(info)) {
             infos.add(info);
         }
         for (Observation o : observations) {
@@ -127,6 +127,17 @@ final class EvidenceFiles {
                 rankStated.add(t);
             }
         }
+    }
+
+    /**
+     * True when the file is already listed as a device sample of the same tool at the same
+     * moment: an {@code npu-smi info} table and an {@code npu-smi info -t usages} block of one
+     * paste are one sample listing (EvidenceSet.smiOf reads all of the file's rows at its moment),
+     * not two files taken at that moment.
+     */
+    private boolean sameSample(EvidenceSet.FileInfo info) {
+        return info.format().isDeviceSample() && infos.stream().anyMatch(f -> f.file().equals(info.file())
+                && f.format().family() == info.format().family() && java.util.Objects.equals(f.moment(), info.moment()));
     }
 
     /** True when some observation is a memory figure. */

@@ -10,6 +10,7 @@ import io.hbmledger.evidence.msprof.MsprofDirectory;
 import io.hbmledger.evidence.msprof.MsprofFiles;
 import io.hbmledger.evidence.msprof.MsprofReader;
 import io.hbmledger.run.FileProblem;
+import io.hbmledger.run.RunDirectory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -25,17 +26,21 @@ import java.util.List;
  * @param files one result per file, in the order given
  * @param problems one line per unusable file or file warning of an unusable file, naming the file,
  *     then one per named folder with files beside its msprof exports that were not read
+ * @param noEvidence one line per file read without fault that holds no evidence ({@link NoEvidence}):
+ *     said, not an error
+ * @param refused true when some file could not be read, was of no known format or malformed
  */
-public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
+public record EvidenceListing(List<EvidenceFile> files, List<String> problems, List<String> noEvidence, boolean refused) {
 
     public EvidenceListing {
         files = List.copyOf(files);
         problems = List.copyOf(problems);
+        noEvidence = List.copyOf(noEvidence);
     }
 
-    /** True when every file was read and recognised. */
+    /** True when every file was read and recognised, or was empty. */
     public boolean allUsable() {
-        return files.stream().allMatch(EvidenceFile::usable);
+        return !refused;
     }
 
     /**
@@ -77,14 +82,22 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         }
         List<EvidenceFile> results = new ArrayList<>();
         List<String> problems = new ArrayList<>();
+        List<String> noEvidence = new ArrayList<>();
+        boolean refused = false;
         for (Slot st : slots) {
             if (st.outcome == null) {
+                st.empty = isEmpty(st.file);
                 try {
                     st.outcome = new ReadOutcome(readers.read(st.file, st.shown), null);
                 } catch (EvidenceException | IOException e) {
                     st.outcome = new ReadOutcome(null, e);
                 }
             }
+            // a file of no byte (or blank lines) is no evidence, not bad input: nothing was written
+            // to it (a capture that failed), which is said below; a SQLite -wal, empty by nature,
+            // is read as usable
+            boolean blank = st.outcome.failure() == null && st.empty && !st.outcome.file().usable();
+            refused |= st.outcome.failure() != null || !blank && !st.outcome.file().usable();
             if (st.outcome.failure() instanceof EvidenceException e) {
                 problems.add(e.getMessage());
                 results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(e.getMessage())));
@@ -92,15 +105,34 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 problems.add(st.shown + ": " + FileProblem.cannotRead(e));
                 results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
             } else {
-                EvidenceFile f = st.outcome.file();
+                // a file of blank lines was "format not recognised" to the readers: it is empty
+                EvidenceFile f = blank ? new EvidenceFile(st.outcome.file().path(), EvidenceFormat.UNKNOWN, List.of(),
+                        List.of("line 1: the file is empty (no byte, or blank lines only): no evidence")) : st.outcome.file();
                 results.add(f);
-                if (!f.usable()) {
+                if (!f.usable() && !blank) {
                     f.warnings().forEach(w -> problems.add(f.path() + ": " + w));
                 }
+                NoEvidence.of(f, blank).ifPresent(noEvidence::add);
             }
         }
         problems.addAll(notes);
-        return new EvidenceListing(results, problems);
+        return new EvidenceListing(results, problems, noEvidence, refused);
+    }
+
+    /**
+     * A regular file of no byte, or of blank lines only: nothing was written to it but line ends;
+     * false when it cannot be told (the reader says what went wrong).
+     */
+    private static boolean isEmpty(Path file) {
+        try {
+            if (file == null || !Files.isRegularFile(file)) {
+                return false;
+            }
+            FileHead head = FileHead.of(file);
+            return head.size() == 0 || head.size() <= FileHead.HEAD_BYTES && !head.looksBinary() && head.text().isBlank();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** One file to list, and what reading it gave (null: still to read). */
@@ -108,6 +140,8 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         final String shown;
         final Path file;
         ReadOutcome outcome;
+        /** The file has no byte ({@link #isEmpty}). */
+        boolean empty;
 
         private Slot(String shown, Path file, ReadOutcome outcome) {
             this.shown = shown;
@@ -161,27 +195,60 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 try (InputStream in = System.in) {
                     Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
                 }
-                return List.of(Slot.read(readers.read(tmp, "-")));
+                Slot read = Slot.read(readers.read(tmp, "-"));
+                read.empty = isEmpty(tmp);
+                return List.of(read);
             } finally {
                 Files.deleteIfExists(tmp);
             }
         }
-        if (Files.isDirectory(file)) {
-            List<Slot> out = new ArrayList<>();
-            List<Path> exported = MsprofDirectory.exportedFiles(file, file.toString());
-            for (Path p : exported) {
-                out.add(Slot.toRead(p, p.toString()));
-            }
-            List<String> others = otherFiles(file, exported);
-            if (!others.isEmpty()) {
-                // said, not dropped without a word: a folder stands for its msprof exports only
-                notes.add(file + ": " + others.size() + (others.size() == 1 ? " file" : " files") + " beside the msprof"
-                        + " export" + (exported.size() == 1 ? "" : "s") + " not read (" + String.join(", ", others)
-                        + "): name " + (others.size() == 1 ? "it" : "them") + " to read " + (others.size() == 1 ? "it" : "them")
-                        + ", or use 'hbm-ledger analyze " + file + "', which reads every file of a folder");
-            }
-            return out;
+        if (!Files.isDirectory(file)) {
+            return List.of(Slot.toRead(file, file.toString()));
         }
-        return List.of(Slot.toRead(file, file.toString()));
+        // a directory is listed as analyze lists it (RunInputs): a run's evidence entries, an
+        // export whole, or a folder's exports and other files; then each export stands for its files
+        List<Slot> out = new ArrayList<>();
+        try {
+            if (RunInputs.isRunDirectory(List.of(file))) {
+                for (RunInput in : RunInputs.of(RunDirectory.open(file))) {
+                    out.addAll(entry(in.path(), in.shown(), notes));
+                }
+            } else if (MsprofFormats.standsForExport(file)) {
+                out.addAll(export(file, notes));
+            } else {
+                List<String> skipped = new ArrayList<>();
+                for (Path p : RunInputs.folder(file, skipped)) {
+                    out.addAll(entry(p, p.toString(), notes));
+                }
+                skipped.forEach(w -> notes.add("skipped " + w));
+            }
+        } catch (BadInputException e) {
+            // its message names the directory: as an evidence problem, without naming it twice
+            throw new EvidenceException(file.toString(), 0, e.getMessage().replaceFirst("^" + java.util.regex.Pattern.quote(file
+                    + ": "), ""));
+        }
+        return out;
+    }
+
+    /** One path of a listed directory: an export stands for its exported files, a file for itself. */
+    private static List<Slot> entry(Path p, String shown, List<String> notes) throws IOException, EvidenceException {
+        return Files.isDirectory(p) ? export(p, notes) : List.of(Slot.toRead(p, shown));
+    }
+
+    /** The exported memory files of an msprof / torch_npu export, other files directly in it named in a note. */
+    private static List<Slot> export(Path dir, List<String> notes) throws IOException, EvidenceException {
+        List<Slot> out = new ArrayList<>();
+        List<Path> exported = MsprofDirectory.exportedFiles(dir, dir.toString());
+        for (Path p : exported) {
+            out.add(Slot.toRead(p, p.toString()));
+        }
+        List<String> others = otherFiles(dir, exported);
+        if (!others.isEmpty()) {
+            // said, not dropped without a word: an export stands for its msprof files only
+            notes.add(dir + ": " + others.size() + (others.size() == 1 ? " file" : " files") + " beside the msprof"
+                    + " export" + (exported.size() == 1 ? "" : "s") + " not read (" + String.join(", ", others)
+                    + "): name " + (others.size() == 1 ? "it" : "them") + " to read " + (others.size() == 1 ? "it" : "them"));
+        }
+        return out;
     }
 }

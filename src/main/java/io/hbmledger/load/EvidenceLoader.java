@@ -134,6 +134,6 @@ public final class EvidenceLoader {
     }
 
     private static String fileNames(EvidenceFiles read) {
-        return String.join(", ", read.infos.stream().map(EvidenceSet.FileInfo::file).toList());
+        return String.join(", ", EvidenceSet.names(read.infos));
     }
 }

@@ -35,6 +35,8 @@ final class MsprofExportGroups {
     private final Map<String, Group> groups = new LinkedHashMap<>();
     private final Map<Path, List<MsprofExport>> walked = new HashMap<>();
     private final Set<Path> seen = new LinkedHashSet<>();
+    /** For each group of loose files: its files by profiling session ({@link LooseSession}), in the order named. */
+    private final Map<String, Map<String, List<MsprofInput>>> sessions = new HashMap<>();
     private final Path baseDir;
     private final List<String> notes;
 
@@ -88,8 +90,11 @@ final class MsprofExportGroups {
         Path parent = p.toAbsolutePath().getParent();
         String name = it.sourceName().contains("/") ? it.sourceName().substring(0, it.sourceName().lastIndexOf('/'))
                 : parent == null ? "." : parent.getFileName().toString();
-        group("files in " + name, "files", parent == null ? Map.of() : MsprofExportWalker.rankIds(parent.getFileName().toString()))
-                .inputs().add(new MsprofInput(p, tableOf(p), p.toString(), 0, folderDevice(p)));
+        MsprofInput in = new MsprofInput(p, tableOf(p), p.toString(), 0, folderDevice(p));
+        Group g = group("files in " + name, "files", parent == null ? Map.of() : MsprofExportWalker.rankIds(parent.getFileName().toString()));
+        g.inputs().add(in);
+        sessions.computeIfAbsent(g.name(), k -> new LinkedHashMap<>())
+                .computeIfAbsent(LooseSession.of(p.getFileName().toString()), k -> new ArrayList<>()).add(in);
     }
 
     /**
@@ -98,9 +103,13 @@ final class MsprofExportGroups {
      * @throws IOException when a file resolves through a symbolic link outside the run directory
      */
     List<Group> groups() throws IOException {
+        List<Group> out = new ArrayList<>();
+        for (Group g : groups.values()) {
+            out.addAll(apart(g));
+        }
         if (baseDir != null) {
             Path real = baseDir.toRealPath();
-            for (Group g : groups.values()) {
+            for (Group g : out) {
                 for (MsprofInput in : g.inputs()) {
                     if (!in.path().toRealPath().startsWith(real)) {
                         throw new IOException(in.path() + " resolves through a symbolic link to " + in.path().toRealPath()
@@ -109,7 +118,57 @@ final class MsprofExportGroups {
                 }
             }
         }
-        return List.copyOf(groups.values());
+        return List.copyOf(out);
+    }
+
+    /**
+     * Loose files of one folder that name more than one profiling session ({@link LooseSession}):
+     * one group per session, said in a note, so that one device's figures are not the maxima of
+     * several sessions; the group itself otherwise.
+     */
+    private List<Group> apart(Group g) {
+        Map<String, List<MsprofInput>> bySession = sessions.getOrDefault(g.name(), Map.of());
+        if (bySession.size() < 2) {
+            tableTwice(g);
+            return List.of(g);
+        }
+        List<Group> out = new ArrayList<>();
+        List<String> said = new ArrayList<>();
+        bySession.forEach((session, inputs) -> {
+            String shown = session.isEmpty() ? "no prefix" : session;
+            out.add(new Group(g.name() + " (" + shown + ")", g.kind(), g.rankIds(), inputs));
+            said.add(shown + ": " + inputs.stream().map(in -> in.path().getFileName().toString()).toList());
+        });
+        notes.add(g.name() + ": the files hold " + bySession.size() + " profiling sessions, told apart by the start of"
+                + " their names, and are read as " + bySession.size() + " exports, not one (" + String.join("; ", said)
+                + "): a device's msprof figures come from one of them (check msprof_device_ids names the others); keep"
+                + " each session in a folder of its own, or its PROF_* / *_ascend_pt folder, to say which is which");
+        return out;
+    }
+
+    /**
+     * One table in two files of one folder that are not slices of one
+     * ({@code npu_mem_20250109102030.csv} beside {@code npu_mem_20250110093000.csv}, as msprof
+     * names them): two exports, most likely of two sessions, which the names cannot tell apart;
+     * said, as they are read as one. Files of one table in device_N folders are each device's.
+     */
+    private void tableTwice(Group g) {
+        Map<String, Set<String>> stems = new LinkedHashMap<>();
+        for (MsprofInput in : g.inputs()) {
+            if (in.table() != null) {
+                String stem = in.path().getFileName().toString().replaceFirst("\\.csv$", "").replaceFirst("_slice_\\d+", "");
+                stems.computeIfAbsent(in.table().csvStem() + "\u0000" + in.path().toAbsolutePath().getParent(),
+                        k -> new LinkedHashSet<>()).add(stem);
+            }
+        }
+        stems.forEach((key, names) -> {
+            if (names.size() > 1) {
+                notes.add(g.name() + ": " + key.substring(0, key.indexOf('\u0000')) + " is in " + names.size() + " files"
+                        + " that are not slices of one (" + String.join(", ", names) + "): exports of as many profiling"
+                        + " sessions? they are read as one export, their maxima mixed; keep each session in a folder of its"
+                        + " own, or its PROF_* folder");
+            }
+        });
     }
 
     private Group group(String name, String kind, Map<String, Integer> rankIds) {

@@ -64,30 +64,41 @@ final class RunInputs {
                 out.add(stdin());
                 continue;
             }
-            if (!Files.isDirectory(p) || MsprofFormats.isExportDir(p)) {
+            if (!Files.isDirectory(p) || MsprofFormats.standsForExport(p)) {
                 out.add(p);
                 continue;
             }
-            List<Path> found = new ArrayList<>();
-            try (var walk = Files.walk(p, 4)) {
-                for (Path f : walk.sorted().toList()) {
-                    String name = f.getFileName().toString();
-                    if (f.equals(p) || name.startsWith(".") || name.startsWith("report.")) {
-                        continue;
-                    }
-                    if (Files.isDirectory(f) && MsprofFormats.isExportDir(f) && found.stream().noneMatch(f::startsWith)) {
-                        found.add(f);
-                    } else if (Files.isRegularFile(f) && found.stream().noneMatch(f::startsWith)) {
-                        found.add(f);
-                    }
-                }
-            }
-            if (found.isEmpty()) {
-                throw new BadInputException(p + ": an empty directory without run.json; give evidence files or a run directory");
-            }
-            out.addAll(withoutWriteUps(found, skipped));
+            out.addAll(folder(p, skipped));
         }
         return out;
+    }
+
+    /**
+     * What a directory without run.json stands for ({@link #expand}): its msprof exports whole,
+     * its other regular files, write-ups left out (in {@code skipped}). The one rule both
+     * {@code analyze DIR} and {@code evidence DIR} list a folder by.
+     *
+     * @throws BadInputException when the directory holds no file
+     */
+    static List<Path> folder(Path p, List<String> skipped) throws IOException, BadInputException {
+        List<Path> found = new ArrayList<>();
+        try (var walk = Files.walk(p, 4)) {
+            for (Path f : walk.sorted().toList()) {
+                String name = f.getFileName().toString();
+                if (f.equals(p) || name.startsWith(".") || name.startsWith("report.")) {
+                    continue;
+                }
+                if (Files.isDirectory(f) && MsprofFormats.standsForExport(f) && found.stream().noneMatch(f::startsWith)) {
+                    found.add(f);
+                } else if (Files.isRegularFile(f) && found.stream().noneMatch(f::startsWith)) {
+                    found.add(f);
+                }
+            }
+        }
+        if (found.isEmpty()) {
+            throw new BadInputException(p + ": an empty directory without run.json; give evidence files or a run directory");
+        }
+        return withoutWriteUps(found, skipped);
     }
 
     /** Largest file looked at as a possible write-up: answers are short prose, logs and exports are not. */

@@ -36,7 +36,8 @@ class AnalyzeBeforeAfterPasteTest {
         return t;
     }
 
-    private static List<String> idle() throws Exception {
+    /** The corpus 312 table as written (8 x 910B1, NPU 0 at 3437 / 65536 MiB on its line 9). */
+    static List<String> idle() throws Exception {
         return Files.readAllLines(Corpus.file("npu-smi/vllm-ascend-312_910B1_8npu_no_running_processes.txt"),
                 StandardCharsets.UTF_8);
     }
@@ -121,5 +122,41 @@ class AnalyzeBeforeAfterPasteTest {
         CliRun e = CliRun.of("evidence", issue.toString());
         assertThat(e.exit()).as(e.err()).isZero();
         assertThat(e.out()).contains("npu-smi-info").doesNotContain("idle before the server started");
+    }
+
+    /**
+     * One table, said to be taken after the start: the ready sample, with nothing left of another
+     * moment (mixed_moments passed only beside an idle table, and warned "moment not stated" here).
+     */
+    @Test
+    void theOnlyTableSaidToBeTakenAfterTheStartIsTheReadySample() throws Exception {
+        for (String prose : List.of("After vLLM started, npu-smi shows:", "vllm启动后 npu-smi 如下：", "While serving, npu-smi shows:")) {
+            List<String> md = new ArrayList<>(List.of(prose, "```"));
+            md.addAll(afterStart());                        // lines 3-62, NPU 0's HBM at line 11
+            md.add("```");
+            md.add("Why does vLLM take 55 GB on NPU 0?");
+            JsonNode r = AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("issue.md"), md, StandardCharsets.UTF_8));
+            assertReady(r, prose, 11);
+            assertThat(r.get("notes").toString()).contains("lines 3-62 (line 1 says").contains("taken at ready");
+        }
+    }
+
+    /** The same without a fence: the npu-smi reader takes the file whole, and the line above its table still counts. */
+    @Test
+    void aFileReadWholeWithAfterTheStartAboveItsTableIsTheReadySample() throws Exception {
+        List<String> md = new ArrayList<>(List.of("After starting vLLM:"));
+        md.addAll(afterStart());                            // lines 2-61, NPU 0's HBM at line 10
+        JsonNode r = AnalyzeIdlePasteTest.analyze(Files.write(tmp.resolve("npu-smi.txt"), md, StandardCharsets.UTF_8));
+        assertReady(r, "After starting vLLM:", 10);
+        assertThat(r.get("notes").toString()).contains("(line 1 says \\\"After starting\\\") taken at ready");
+    }
+
+    private static void assertReady(JsonNode r, String prose, int usedLine) {
+        JsonNode npu0 = r.get("devices").get(0);
+        assertThat(npu0.get("moment").asText()).as(prose).isEqualTo("ready");
+        assertThat(npu0.get("used_bytes").asLong()).isEqualTo(58960 * MIB);
+        assertThat(npu0.get("used_source").get("line").asInt()).isEqualTo(usedLine);
+        JsonNode mixed = AnalyzeFindingsTest.check(npu0, "mixed_moments");
+        assertThat(mixed.get("status").asText()).as(prose + ": " + mixed).isEqualTo("pass");
     }
 }

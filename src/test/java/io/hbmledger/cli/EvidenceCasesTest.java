@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hbmledger.testing.Cases;
+import io.hbmledger.testing.Corpus;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -180,18 +181,36 @@ class EvidenceCasesTest {
     }
 
     @Test
-    void filesBesideAFoldersExportAreNamedNotDroppedWithoutAWord() throws Exception {
-        // a user's folder: the PROF_ export and the server log beside it; evidence DIR reads the
-        // export only, and said nothing of the log (fresh-user finding)
+    void filesBesideAFoldersExportAreReadWithIt() throws Exception {
+        // a user's folder: the PROF_ export and the server log beside it; evidence DIR (and analyze
+        // DIR, by the same rule) read the export only, the log dropped with at most a note
         Path out = Files.createDirectories(tmp.resolve("run/PROF_000001_x/mindstudio_profiler_output"));
         Files.writeString(out.resolve("npu_module_mem_0.csv"), "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
                 + "0,HCCL,1000.000\t,2048,NPU:0\n");
-        Files.writeString(tmp.resolve("run/server.log"), "INFO 04-08 08:36:43 [gpu_worker.py:1] hello\n");
+        Files.copy(Corpus.file("vllm-log/vllm-38820_worker_tp0_model_loading_GiB_memory_and.log"), tmp.resolve("run/server.log"));
         CliRun r = CliRun.of("evidence", tmp.resolve("run").toString());
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).contains("npu_module_mem_0.csv").doesNotContain("server.log");
-        assertThat(r.err()).contains(tmp.resolve("run") + ": 1 file beside the msprof export not read (server.log):"
-                + " name it to read it, or use 'hbm-ledger analyze " + tmp.resolve("run") + "'");
+        assertThat(r.out()).contains("npu_module_mem_0.csv  [msprof-csv]  1 observation")
+                .contains(tmp.resolve("run/server.log") + "  [vllm-log]");
+        assertThat(r.err()).doesNotContain("not read");
+        // analyze reads both: HCCL 2048 KiB from the export, the weights from the log
+        CliRun a = CliRun.of("analyze", "--no-write", "--format", "json", tmp.resolve("run").toString());
+        assertThat(a.exit()).as(a.err()).isZero();
+        JsonNode npu0 = new ObjectMapper().readTree(a.out()).path("devices").get(0);
+        assertThat(AnalyzeFindingsTest.entry(npu0, "hccl").get("bytes").asLong()).isEqualTo(2048L * 1024);
+        assertThat(AnalyzeFindingsTest.entry(npu0, "weights").toString()).contains("server.log");
+    }
+
+    @Test
+    void filesBesideAnExportInItsOwnFolderAreNamedNotDroppedWithoutAWord() throws Exception {
+        Path out = Files.createDirectories(tmp.resolve("PROF_000001_x/mindstudio_profiler_output"));
+        Files.writeString(out.resolve("npu_module_mem_0.csv"), "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
+                + "0,HCCL,1000.000\t,2048,NPU:0\n");
+        Files.writeString(tmp.resolve("PROF_000001_x/notes.txt"), "profiled with msprof --sys-hardware-mem=on\n");
+        CliRun r = CliRun.of("evidence", tmp.resolve("PROF_000001_x").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.err()).contains(tmp.resolve("PROF_000001_x") + ": 1 file beside the msprof export not read (notes.txt):"
+                + " name it to read it");
     }
 
     @Test

@@ -220,7 +220,12 @@ final class CsvRowHandler {
                 continue; // an empty cell is absent, not 0
             }
             if (v < 0) {
-                tally.minusOne(row);
+                String text = Numbers.text(b, s[c], e[c]);
+                if (Numbers.minusOne(text)) {
+                    tally.minusOne(row);
+                } else {
+                    tally.warn(row, Numbers.negative("field " + (c + 1), text));
+                }
                 continue;
             }
             cellFrom = s[c];

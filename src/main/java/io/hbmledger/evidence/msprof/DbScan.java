@@ -271,7 +271,13 @@ final class DbScan {
             return;
         }
         if (bytes < 0) {
-            tally.minusOne(row);
+            // tables of the SQLite export hold bytes: the mark is -1 itself
+            String text = v instanceof Double d ? java.math.BigDecimal.valueOf(d).toPlainString() : v.toString();
+            if (Numbers.minusOne(text)) {
+                tally.minusOne(row);
+            } else {
+                tally.warn(row, Numbers.negative(q.contractName() + " value", text));
+            }
             return;
         }
         // a REAL column prints as written in plain digits (423690240.0, not 4.2369024E8)

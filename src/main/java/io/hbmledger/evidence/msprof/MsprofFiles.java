@@ -257,8 +257,8 @@ public final class MsprofFiles {
             out.add(prefix + t.droppedWarnings + " more row warnings not shown");
         }
         if (t.minusOne > 0) {
-            out.add(prefix + "row " + t.firstMinusOneRow + ": " + t.minusOne
-                    + " negative values (-1: only frees were seen, per the CANN profiling guide) not counted as usage");
+            out.add(prefix + "row " + t.firstMinusOneRow + ": " + t.minusOne + (t.minusOne == 1 ? " value" : " values")
+                    + " of -1 (only frees were seen, per the CANN profiling guide) not counted as usage");
         }
         if (t.untimed > 0) {
             out.add(prefix + "row " + t.firstUntimedRow + ": timestamp " + t.firstUntimedText + " cannot be read as"

@@ -319,6 +319,25 @@ final class Numbers {
                 : quoted + " is not a number";
     }
 
+    /**
+     * True for a cell written as -1 ({@code -1}, {@code -1.0}), the CANN profiling guide's mark
+     * for "only frees were seen" in npu_module_mem; any other negative amount is no mark and no
+     * amount ({@link #negative}).
+     */
+    static boolean minusOne(String text) {
+        try {
+            return new java.math.BigDecimal(text.strip()).compareTo(java.math.BigDecimal.ONE.negate()) == 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** The warning for a negative amount other than -1: {@code field 4 '-5.0' is negative ...}. */
+    static String negative(String where, String text) {
+        return where + " '" + text + "' is negative: no memory amount is, and it is not the -1 that marks \"only frees"
+                + " were seen\" (CANN profiling guide); value ignored";
+    }
+
     /** True when the bytes hold a NUL: a zeroed block (killed writer, crashed file system). */
     static boolean holdsNul(byte[] b, int from, int to) {
         for (int i = from; i < to; i++) {

@@ -18,11 +18,19 @@ import java.util.regex.Pattern;
 public final class IdlePhrases {
 
     /**
+     * Not the start of a workload: "after running the benchmark" is a sample under load, not of the
+     * server just started, and "before running the benchmark" not one of idle devices.
+     */
+    private static final String NOT_WORKLOAD = "(?!\\s+(?:the\\s+|a\\s+|an\\s+|some\\s+|my\\s+|our\\s+)?"
+            + "(?:bench(?:mark)?s?|benchmarking|requests?|inference|tests?|workloads?|load\\s+tests?|quer(?:y|ies)|prompts?"
+            + "|evals?|evaluations?|stress)\\b)";
+
+    /**
      * Starting the server, in any tense: "after I started vLLM" said nothing, so a table below
      * "before starting, the card had 3 GB; after I started vLLM, npu-smi showed:" was taken as idle.
      */
-    private static final String STARTED = "(?:start(?:s|ed|ing)?|launch(?:es|ed|ing)?|run(?:s|ning)?|ran"
-            + "|load(?:s|ed|ing)?|deploy(?:s|ed|ing)?)\\b";
+    private static final String STARTED = "(?:start(?:s|ed|ing)?|start-?up|launch(?:es|ed|ing)?|run(?:s|ning)?|ran"
+            + "|load(?:s|ed|ing)?|deploy(?:s|ed|ing)?)\\b" + NOT_WORKLOAD;
 
     /** Phrases saying the devices were idle or the server not started yet. */
     private static final Pattern BEFORE = Pattern.compile(
@@ -39,7 +47,8 @@ public final class IdlePhrases {
                     + "|\\bafter\\s+(?:the\\s+)?`*(?:vllm|server|service|model|engine)\\b"
                     + "|\\bonce\\s+(?:vllm|the\\s+server|the\\s+service|the\\s+model|it)\\s+(?:is|was)\\s+(?:up|running|started|loaded)\\b"
                     + "|\\b(?:vllm|the\\s+server|the\\s+service)\\s+(?:is|was)\\s+(?:up|running|started)\\b"
-                    + "|\\bwhile\\s+(?:vllm|the\\s+server|it)\\s+(?:is\\s+|was\\s+)?(?:running|serving)\\b"
+                    // "while serving", "while it was running": the server up
+                    + "|\\bwhile\\s+(?:(?:vllm|the\\s+server|it)\\s+(?:is\\s+|was\\s+)?)?(?:running|serving)\\b" + NOT_WORKLOAD
                     + "|(?:启动|拉起|部署|运行)[^，。,.;；\\s]{0,20}?之?后|运行中|运行时");
 
     /** Words pointing back at what is above: the table just pasted. */
@@ -125,17 +134,17 @@ public final class IdlePhrases {
 
     /**
      * For a file read whole as a device table ({@code npu-smi info} text with a sentence above it,
-     * no fence): the idle statement of the lines above its first table line ({@code |} or
-     * {@code +}, after any {@code >} quote marks), or empty.
+     * no fence): what the lines above its first table line ({@code |} or {@code +}, after any
+     * {@code >} quote marks) say of when it was taken, as {@link #above}.
      */
-    public static Optional<StatedIdle> aboveFirstTable(List<String> lines) {
+    public static Said aboveFirstTable(List<String> lines) {
         for (int i = 0; i < lines.size(); i++) {
             String s = PasteLine.unquoted(lines.get(i)).strip();
             if (s.startsWith("|") || s.startsWith("+")) {
-                return i == 0 ? Optional.empty() : of(lines, 1, i);
+                return i == 0 ? Said.NOTHING : above(lines, 1, i);
             }
         }
-        return Optional.empty();
+        return Said.NOTHING;
     }
 
     private static Optional<String> lastMatch(Pattern p, String line) {

@@ -49,7 +49,7 @@ public final class SampleLayoutCheck implements DeviceRule {
             String shape = key + ", " + chips + " chips, " + (ids ? "with" : "no") + " Phy-ID"
                     + (cap == null ? "" : ", capacity " + Units.gib(cap));
             shapes.add(shape);
-            described.add(f.file() + ": " + shape);
+            described.add(ev.shown(f) + ": " + shape);
         }
         if (described.size() < 2) {
             return;

@@ -102,7 +102,25 @@ class MsprofMalformedTest {
                 + "0,SLOG,2.0\t,8,NPU:0\n");
         assertThat(only(f, "module_reserved_peak", "SLOG").bytes()).isEqualTo(8192L);
         assertThat(only(f, "module_reserved_peak", "SLOG").context().samples()).isEqualTo(1L);
-        assertThat(f.warnings()).singleElement().asString().startsWith("row 1: 1 negative values");
+        assertThat(f.warnings()).containsExactly("row 1: 1 value of -1 (only frees were seen, per the CANN profiling guide)"
+                + " not counted as usage");
+    }
+
+    /** -5.0 is not the CANN mark: said as a negative value ignored, not as "only frees were seen". */
+    @Test
+    void anotherNegativeValueIsNotSaidToMeanOnlyFrees() throws Exception {
+        EvidenceFile f = read("npu_module_mem_0.csv", "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
+                + "0,SLOG,1.0\t,-5.0,NPU:0\n"
+                + "0,SLOG,2.0\t,-1.0,NPU:0\n"
+                + "0,SLOG,3.0\t,-1,NPU:0\n"
+                + "0,SLOG,4.0\t,8,NPU:0\n");
+        // 8 KiB, the only value counted
+        assertThat(only(f, "module_reserved_peak", "SLOG").bytes()).isEqualTo(8192L);
+        assertThat(only(f, "module_reserved_peak", "SLOG").context().samples()).isEqualTo(1L);
+        assertThat(f.warnings()).containsExactly(
+                "row 1: field 4 '-5.0' is negative: no memory amount is, and it is not the -1 that marks \"only frees were"
+                        + " seen\" (CANN profiling guide); value ignored",
+                "row 2: 2 values of -1 (only frees were seen, per the CANN profiling guide) not counted as usage");
     }
 
     @Test

@@ -77,4 +77,18 @@ class IdlePhrasesTest {
         // only a colon-ended clause pointing back: it introduces what follows
         assertThat(below("Above is the log; after starting vLLM:").any()).isFalse();
     }
+
+    @Test
+    void servingOrStartedUpIsStartedButAWorkloadIsNeitherStartNorIdle() {
+        assertThat(IdlePhrases.above(List.of("While serving, npu-smi shows:"), 1, 1).started())
+                .isEqualTo(new StatedStart(1, "While serving"));
+        assertThat(IdlePhrases.above(List.of("After startup:"), 1, 1).started()).isEqualTo(new StatedStart(1, "After startup"));
+        // a sample under load: not the server just started, nor (before it) idle devices
+        assertThat(IdlePhrases.above(List.of("After running the benchmark, npu-smi shows:"), 1, 1).any()).isFalse();
+        assertThat(IdlePhrases.above(List.of("while running requests:"), 1, 1).any()).isFalse();
+        assertThat(of("Before running the benchmark:")).isEmpty();
+        // the file-head form (no fence) says either
+        assertThat(IdlePhrases.aboveFirstTable(List.of("After vLLM started, npu-smi shows:", "+----+", "| 0 |")).started())
+                .isEqualTo(new StatedStart(1, "After vLLM"));
+    }
 }
