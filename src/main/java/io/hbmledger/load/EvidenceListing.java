@@ -63,7 +63,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
                 slots.add(Slot.failed(file.toString(), e));
             }
         }
-        List<Slot> msprof = slots.stream().filter(st -> st.outcome == null && isMsprofCsv(st.file)).toList();
+        // each named file's head is read once: to pick out the msprof CSVs, then by its reader
+        slots.stream().filter(st -> st.outcome == null).forEach(st -> st.head = headOf(st.file));
+        List<Slot> msprof = slots.stream().filter(st -> st.outcome == null && isMsprofCsv(st.head)).toList();
         if (!msprof.isEmpty()) {
             try {
                 List<ReadOutcome> outcomes = MsprofReader.readTogether(
@@ -80,7 +82,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         for (Slot st : slots) {
             if (st.outcome == null) {
                 try {
-                    st.outcome = new ReadOutcome(readers.read(st.file, st.shown), null);
+                    st.outcome = new ReadOutcome(readers.read(st.file, st.shown, st.head), null);
                 } catch (EvidenceException | IOException e) {
                     st.outcome = new ReadOutcome(null, e);
                 }
@@ -108,6 +110,8 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         final String shown;
         final Path file;
         ReadOutcome outcome;
+        /** The file's first bytes, read once; null when it is not a regular file or cannot be read. */
+        FileHead head;
 
         private Slot(String shown, Path file, ReadOutcome outcome) {
             this.shown = shown;
@@ -136,13 +140,17 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems) {
         }
     }
 
-    /** A regular file that starts with an msprof memory table's CSV header. */
-    private static boolean isMsprofCsv(Path file) {
+    /** A file whose head starts with an msprof memory table's CSV header. */
+    private static boolean isMsprofCsv(FileHead head) {
+        return head != null && MsprofFiles.detect(head.head()).orElse(null) == MsprofFiles.FORMAT_CSV;
+    }
+
+    /** A regular file's head, or null: such a file is read alone, where the reader says what went wrong. */
+    private static FileHead headOf(Path file) {
         try {
-            return Files.isRegularFile(file)
-                    && MsprofFiles.detect(FileHead.of(file).head()).orElse(null) == MsprofFiles.FORMAT_CSV;
+            return Files.isRegularFile(file) ? FileHead.of(file) : null;
         } catch (IOException e) {
-            return false; // read alone, where the reader says what went wrong
+            return null;
         }
     }
 
