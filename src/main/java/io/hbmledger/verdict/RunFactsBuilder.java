@@ -132,8 +132,8 @@ public final class RunFactsBuilder {
         Map<String, List<TaggedObservation>> byInstance = new LinkedHashMap<>();
         Map<String, String> names = new HashMap<>();
         Map<String, List<Integer>> serversByLog = new HashMap<>();
-        ServerStartsInLog.byLog(ev.observations()).forEach((file, obs) -> {
-            List<Integer> starts = ServerStartsInLog.servers(obs);
+        ev.vllmServers().byLog().forEach((file, obs) -> {
+            List<Integer> starts = ev.vllmServers().servers(file);
             if (!starts.isEmpty()) {
                 serversByLog.put(file, starts);
                 Map<Integer, String> labels = ServerStartsInLog.labelsOf(obs, starts);

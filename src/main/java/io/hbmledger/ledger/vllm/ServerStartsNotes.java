@@ -18,13 +18,13 @@ public final class ServerStartsNotes implements RunRule {
         for (TaggedObservation t : ev.quantity(Quantity.EARLIER_SERVER_START)) {
             earlier.computeIfAbsent(t.file(), k -> new ArrayList<>()).add(t);
         }
-        Map<String, List<TaggedObservation>> logs = ServerStartsInLog.byLog(ev.observations());
+        Map<String, List<TaggedObservation>> logs = ev.vllmServers().byLog();
         for (Map.Entry<String, List<TaggedObservation>> f : logs.entrySet()) {
             ServerStartsInLog.modelsSharingALine(f.getValue()).forEach((line, models) -> run.note("WARNING: "
                     + f.getKey() + ":" + line + " starts servers of " + models.size() + " different models on one line ("
                     + String.join(", ", models) + "): they are read as one start, so the figures after it are not told"
                     + " apart by server; put each start command on a line of its own"));
-            List<Integer> servers = ServerStartsInLog.servers(f.getValue());
+            List<Integer> servers = ev.vllmServers().servers(f.getKey());
             if (!servers.isEmpty()) {
                 Map<Integer, String> labels = ServerStartsInLog.labelsOf(f.getValue(), servers);
                 List<String> each = new ArrayList<>();
@@ -48,7 +48,7 @@ public final class ServerStartsNotes implements RunRule {
                 where.add(t.o().text().startsWith("figures before") ? "the top of the file" : "line " + t.o().line());
                 figures += t.o().value().intValue();
             }
-            if (!ServerStartsInLog.servers(logs.getOrDefault(f.getKey(), List.of())).isEmpty()) {
+            if (!ev.vllmServers().servers(f.getKey()).isEmpty()) {
                 run.note("WARNING: " + f.getKey() + " holds restarts (earlier starts at " + String.join(", ", where)
                         + "); only each server's last start is used: the " + figures + " figure(s) of the earlier"
                         + " starts belong to another run of that server and are left out");
