@@ -86,4 +86,24 @@ class ServerStartsTest {
         assertThat(ev.vllmServers().used()).containsExactly(
                 new io.hbmledger.ledger.vllm.VllmServers.Used("two-runs.log", 2, 5, "facebook/opt-125m"));
     }
+
+    /**
+     * vLLM prints "Automatically detected platform cuda." before its first start marker: the
+     * platform line is the server's that follows it, not the one before. A 310P3 server
+     * (vllm-ascend #1425: "# npu blocks: 466, # CPU blocks: 1820" on line 24), then a CUDA server
+     * whose platform line (40) comes before its "vLLM API server version" (41).
+     */
+    @Test
+    void aPlatformLineBelongsToTheServerAfterIt() {
+        add(Observation.value(Quantity.SERVER_START, 1, 1, "vllm serve /models/Qwen2.5-3B-Instruct"));
+        add(Observation.value(Quantity.MODEL, 1, 1, "/models/Qwen2.5-3B-Instruct"));
+        add(Observation.value(Quantity.DEVICE_TYPE, 1, 24, "npu"));
+        add(Observation.value(Quantity.GPU_BLOCKS, 466, 24, "466"));
+        add(Observation.value(Quantity.DEVICE_TYPE, 1, 40, "cuda"));
+        add(Observation.value(Quantity.SERVER_START, 1, 41, "vLLM API server version"));
+        add(Observation.value(Quantity.MODEL, 1, 42, "facebook/opt-125m"));
+        EvidenceSet ev = new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), null));
+        assertThat(ev.vllm(Quantity.DEVICE_TYPE)).extracting(t -> t.o().line()).containsExactly(40);
+        assertThat(Accelerator.of(ev)).isEqualTo(Accelerator.Kind.GPU);
+    }
 }

@@ -35,9 +35,11 @@ public final class ServerStartsNotes implements RunRule {
                         + (ranks ? "models or DP ranks" : "models") + " ("
                         + String.join(", ", each) + "), not restarts of one: the findings treat each as its own"
                         + " instance; " + (ServerStartsInLog.differentModels(f.getValue(), servers)
-                        ? "the ledger lines take their figures from " + last.replaceFirst(", DP rank \\d+$", "")
-                                + " only, so that no device's lines mix two servers; the others' memory is in none of"
-                                + " its lines (a sample of the device shows it as other processes or in the residual)"
+                        ? "the deployment, the device type and the ledger lines take their figures from "
+                                + last.replaceFirst(", DP rank \\d+$", "") + " only (from " + f.getKey() + ":"
+                                + usedFrom(ev, f.getKey()) + "), so that no device's lines mix two servers; the others'"
+                                + " memory is in none of its lines (a sample of the device shows it as other processes"
+                                + " or in the residual)"
                         : "the ledger lines take each figure from the last server that prints it"));
             }
         }
@@ -62,5 +64,11 @@ public final class ServerStartsNotes implements RunRule {
                     + String.join(", ", where) + "); only the last start, from line " + last + ", is used: the "
                     + figures + " figure(s) printed before it belong to another run of the server and are left out");
         }
+    }
+
+    /** The line the server a log's figures are taken from starts at ({@link VllmServers#used}). */
+    private static int usedFrom(EvidenceSet ev, String file) {
+        return ev.vllmServers().used().stream().filter(u -> u.file().equals(file)).mapToInt(VllmServers.Used::fromLine)
+                .findFirst().orElse(1);
     }
 }

@@ -28,10 +28,9 @@ public final class VllmServers {
      */
     public record Used(String file, int servers, int fromLine, String label) {
 
-        /** "{@code file} holds N servers of different models; the last model's (M, from file:L) is used". */
+        /** Which server of the log was used, for a deployment's origin: "the last model's of N servers in it (M from line L)". */
         public String said() {
-            return file + " holds " + servers + " servers of different models; the deployment, device type and ledger"
-                    + " lines are the last model's (" + label + ", from " + file + ":" + fromLine + ")";
+            return "the last model's of the " + servers + " servers in " + file + " (" + label + " from line " + fromLine + ")";
         }
     }
 
@@ -80,9 +79,12 @@ public final class VllmServers {
             }
         });
         Map<Quantity, List<TaggedObservation>> lines = new EnumMap<>(Quantity.class);
-        for (List<TaggedObservation> obs : byLog.values()) {
-            for (TaggedObservation t : obs) {
-                if (kept(t, servers, kept)) {
+        for (Map.Entry<String, List<TaggedObservation>> log : byLog.entrySet()) {
+            List<TaggedObservation> obs = log.getValue();
+            boolean[] keep = kept.get(log.getKey());
+            for (int i = 0; i < obs.size(); i++) {
+                TaggedObservation t = obs.get(i);
+                if (keep == null || keep[serverOf(obs, i, servers.get(log.getKey()))]) {
                     lines.computeIfAbsent(t.quantity(), q -> new ArrayList<>()).add(t);
                 }
             }
@@ -100,6 +102,27 @@ public final class VllmServers {
      */
     public List<TaggedObservation> lines(Quantity q) {
         return ledgerLines.getOrDefault(q, List.of());
+    }
+
+    /**
+     * The server of a log's {@code i}-th observation. The platform line ("Automatically detected
+     * platform cuda.") comes before its server's first start marker: it is the server of the
+     * figure that follows it, not of the one before.
+     */
+    private static int serverOf(List<TaggedObservation> obs, int i, List<Integer> starts) {
+        TaggedObservation t = obs.get(i);
+        int own = ServerStartsInLog.startIndex(starts, t.o().line());
+        if (t.quantity() != Quantity.DEVICE_TYPE || i > 0 && obs.get(i - 1).o().line() == t.o().line()) {
+            return own; // a figure beside it: the engine config's device_config=, the "# npu blocks" line
+        }
+        for (int j = i + 1; j < obs.size(); j++) {
+            TaggedObservation n = obs.get(j);
+            if (n.quantity() != Quantity.DEVICE_TYPE && n.quantity() != Quantity.EARLIER_SERVER_START) {
+                return n.o().line() != t.o().line() && n.quantity() == Quantity.SERVER_START
+                        ? ServerStartsInLog.startIndex(starts, n.o().line()) : own;
+            }
+        }
+        return own;
     }
 
     /** Whether an observation may stand in a device's ledger: any not from a vLLM log, or one of its log's last model. */
