@@ -114,8 +114,8 @@ final class HeadroomRule {
             return "";
         }
         List<String> each = run.otherServices().stream().map(RunFacts.OtherService::said).toList();
-        return " The evidence names another serving program beside vLLM, which holds memory of its own on a card it"
-                + " shares: " + String.join("; ", each) + ".";
+        return " The evidence names another serving program beside vLLM: " + String.join("; ", each)
+                + "; on a card it shares, it holds memory of its own.";
     }
 
     /** Who must fit in the free memory: the programs the evidence names, else any other service. */
