@@ -50,6 +50,17 @@ public final class EvidenceReaders {
      * @throws IOException when the file cannot be read at all
      */
     public EvidenceFile read(Path file, String displayPath) throws IOException, EvidenceException {
+        return read(file, displayPath, null);
+    }
+
+    /**
+     * Reads one file whose head the caller has already read ({@link FileHead#of}), so that it is
+     * not read twice; null reads it here. Otherwise as {@link #read(Path, String)}.
+     *
+     * @throws EvidenceException when the format was recognised but the file is unusable
+     * @throws IOException when the file cannot be read at all
+     */
+    public EvidenceFile read(Path file, String displayPath, FileHead known) throws IOException, EvidenceException {
         if (!Files.isRegularFile(file)) {
             // a pipe is what a shell's process substitution names: hbm-ledger evidence <(ssh host npu-smi info)
             throw new EvidenceException(displayPath, 0, "expected a regular file, found "
@@ -58,7 +69,7 @@ public final class EvidenceReaders {
                                     + " not read: pipe it into - (standard input) or save it to a file first"
                             : "nothing; check the path"));
         }
-        FileHead head = FileHead.of(file);
+        FileHead head = known != null ? known : FileHead.of(file);
         // before the empty-file check: a checkpointed write-ahead log is empty
         Optional<EvidenceFile> sidecar = SqliteSidecar.read(head, displayPath);
         if (sidecar.isPresent()) {

@@ -111,6 +111,12 @@ public enum Quantity {
     SERVER_START("server_start"),
     /** made by {@code analyze}, not by a parser: how many server starts a log holds before the one used. */
     EARLIER_SERVER_START("earlier_server_start"),
+    /**
+     * pasted-text prose (user-statement): another serving program than vLLM that the text names
+     * (an embedding server's image, Ollama, TGI ...), which holds memory of its own where it shares
+     * a card: value 1, text = the name as written, context.component = the program's usual name.
+     */
+    OTHER_SERVICE("other_service"),
     // msprof and torch_npu profiler exports (msprof-csv, msprof-db)
     MODULE_RESERVED_PEAK("module_reserved_peak"),
     APP_HBM_PEAK("app_hbm_peak"),

@@ -27,8 +27,9 @@ public final class Accelerator {
         if (ev.has(EvidenceFormat.Family.NPU_SMI) || ev.has(EvidenceFormat.Family.MSPROF)) {
             return Kind.ASCEND;
         }
-        // a device the vLLM log names (an out-of-memory line, the start check's "cuda:0")
-        for (TaggedObservation t : ev.where(t -> t.isVllm() && t.o().context().device() != null)) {
+        // a device the vLLM log names (an out-of-memory line, the start check's "cuda:0"); of a log
+        // with servers of different models, the last model's, as the ledger lines' and the deployment's
+        for (TaggedObservation t : ev.where(t -> t.isVllm() && t.o().context().device() != null && ev.vllmServers().kept(t))) {
             String dev = t.o().context().device() == null ? "" : t.o().context().device().toLowerCase(Locale.ROOT);
             if (dev.startsWith("gpu") || dev.startsWith("cuda")) {
                 return Kind.GPU;

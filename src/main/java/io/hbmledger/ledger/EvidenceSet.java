@@ -4,6 +4,7 @@ import io.hbmledger.evidence.EvidenceFormat;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.smi.SmiSamples;
 import io.hbmledger.ledger.vllm.ServerStartsInLog;
+import io.hbmledger.ledger.vllm.VllmServers;
 import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,15 +21,29 @@ import java.util.function.Predicate;
  * @param msprof the run's msprof summaries, {@link MsprofEvidence#none()} without any
  * @param startFailure why the run says the server never became ready (a collection that
  *     failed before its ready moment), or null when it does not say so
+ * @param vllmServers the vLLM logs grouped into their servers, worked out from the observations
+ *     once (null: work it out; the ledger's rules look vLLM lines up many times)
  */
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
-                          CheckpointEvidence checkpoint, MsprofEvidence msprof, String startFailure) {
+                          CheckpointEvidence checkpoint, MsprofEvidence msprof, String startFailure,
+                          VllmServers vllmServers) {
 
     public EvidenceSet {
-        // a log with several server starts: only the last start's figures (ServerStartsInLog)
-        observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
+        if (vllmServers == null) {
+            // a log with several server starts: only the last start's figures (ServerStartsInLog)
+            observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
+            vllmServers = VllmServers.of(observations);
+        } else {
+            observations = List.copyOf(observations);
+        }
         files = List.copyOf(files);
         msprof = msprof == null ? MsprofEvidence.none() : msprof;
+    }
+
+    /** A run's evidence, its vLLM servers worked out here. */
+    public EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
+                       CheckpointEvidence checkpoint, MsprofEvidence msprof, String startFailure) {
+        this(observations, files, layout, checkpoint, msprof, startFailure, null);
     }
 
     /** A run that does not say its server failed to start. */
@@ -182,10 +197,10 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
 
     /**
      * vLLM log observations of one quantity, in file order, for the ledger: of a log that holds
-     * servers of different models, only the last model's ({@link ServerStartsInLog#lastModelOnly}).
+     * servers of different models, only the last model's ({@link VllmServers#lines}).
      */
     public List<TaggedObservation> vllm(Quantity quantity) {
-        return ServerStartsInLog.lastModelOnly(observations, where(t -> t.isVllm() && t.quantity() == quantity));
+        return vllmServers.lines(quantity);
     }
 
     /** Observations of one quantity from any format, in file order. */

@@ -68,7 +68,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
                 slots.add(Slot.failed(file.toString(), e));
             }
         }
-        List<Slot> msprof = slots.stream().filter(st -> st.outcome == null && isMsprofCsv(st.file)).toList();
+        // each named file's head is read once: to pick out the msprof CSVs, then by its reader
+        slots.stream().filter(st -> st.outcome == null).forEach(st -> st.head = headOf(st.file));
+        List<Slot> msprof = slots.stream().filter(st -> st.outcome == null && isMsprofCsv(st.head)).toList();
         if (!msprof.isEmpty()) {
             try {
                 List<ReadOutcome> outcomes = MsprofReader.readTogether(
@@ -86,9 +88,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
         boolean refused = false;
         for (Slot st : slots) {
             if (st.outcome == null) {
-                st.empty = isEmpty(st.file);
+                st.empty = isEmpty(st.head);
                 try {
-                    st.outcome = new ReadOutcome(readers.read(st.file, st.shown), null);
+                    st.outcome = new ReadOutcome(readers.read(st.file, st.shown, st.head), null);
                 } catch (EvidenceException | IOException e) {
                     st.outcome = new ReadOutcome(null, e);
                 }
@@ -120,19 +122,12 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
     }
 
     /**
-     * A regular file of no byte, or of blank lines only: nothing was written to it but line ends;
-     * false when it cannot be told (the reader says what went wrong).
+     * A regular file (its head) of no byte, or of blank lines only: nothing was written to it but
+     * line ends; false when it cannot be told (no head: the reader says what went wrong).
      */
-    private static boolean isEmpty(Path file) {
-        try {
-            if (file == null || !Files.isRegularFile(file)) {
-                return false;
-            }
-            FileHead head = FileHead.of(file);
-            return head.size() == 0 || head.size() <= FileHead.HEAD_BYTES && !head.looksBinary() && head.text().isBlank();
-        } catch (IOException e) {
-            return false;
-        }
+    private static boolean isEmpty(FileHead head) {
+        return head != null && (head.size() == 0
+                || head.size() <= FileHead.HEAD_BYTES && !head.looksBinary() && head.text().isBlank());
     }
 
     /** One file to list, and what reading it gave (null: still to read). */
@@ -142,6 +137,8 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
         ReadOutcome outcome;
         /** The file has no byte ({@link #isEmpty}). */
         boolean empty;
+        /** The file's first bytes, read once; null when it is not a regular file or cannot be read. */
+        FileHead head;
 
         private Slot(String shown, Path file, ReadOutcome outcome) {
             this.shown = shown;
@@ -170,13 +167,17 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
         }
     }
 
-    /** A regular file that starts with an msprof memory table's CSV header. */
-    private static boolean isMsprofCsv(Path file) {
+    /** A file whose head starts with an msprof memory table's CSV header. */
+    private static boolean isMsprofCsv(FileHead head) {
+        return head != null && MsprofFiles.detect(head.head()).orElse(null) == MsprofFiles.FORMAT_CSV;
+    }
+
+    /** A regular file's head, or null: such a file is read alone, where the reader says what went wrong. */
+    private static FileHead headOf(Path file) {
         try {
-            return Files.isRegularFile(file)
-                    && MsprofFiles.detect(FileHead.of(file).head()).orElse(null) == MsprofFiles.FORMAT_CSV;
+            return Files.isRegularFile(file) ? FileHead.of(file) : null;
         } catch (IOException e) {
-            return false; // read alone, where the reader says what went wrong
+            return null;
         }
     }
 
@@ -195,8 +196,9 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
                 try (InputStream in = System.in) {
                     Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
                 }
-                Slot read = Slot.read(readers.read(tmp, "-"));
-                read.empty = isEmpty(tmp);
+                FileHead head = FileHead.of(tmp);
+                Slot read = Slot.read(readers.read(tmp, "-", head));
+                read.empty = isEmpty(head);
                 return List.of(read);
             } finally {
                 Files.deleteIfExists(tmp);

@@ -3,6 +3,8 @@ package io.hbmledger.load;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.vllm.ServerStartsInLog;
+import io.hbmledger.ledger.vllm.VllmServers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,8 +16,12 @@ import java.util.Optional;
  * --dp, --pp or --devices: the engine's arguments or config line, or the start command in a
  * log or a paste ({@code --tensor-parallel-size 4}, {@code ASCEND_RT_VISIBLE_DEVICES=4,5}).
  * Options and run.json always win; when the evidence names several different sizes (two
- * instances in one paste) nothing is taken from it. Processes that each run one DP rank
- * ({@code VLLM_DP_RANK}, {@code --data-parallel-rank}) are read by {@link DpRankProcesses}.
+ * instances in one paste) nothing is taken from it. A log with several servers states the
+ * deployment of the server its ledger lines come from ({@link VllmServers}): a restart's sizes
+ * give way to the last start's, and of servers of different models only the last model's count,
+ * so that the deployment, the device type and the ledger lines describe one server. Processes
+ * that each run one DP rank ({@code VLLM_DP_RANK}, {@code --data-parallel-rank}) are read by
+ * {@link DpRankProcesses}.
  */
 final class LogDeployment {
 
@@ -26,7 +32,16 @@ final class LogDeployment {
             Quantity.DATA_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.VISIBLE_DEVICES, Quantity.DATA_PARALLEL_RANK);
 
     static Optional<Layout> of(List<TaggedObservation> tagged, List<Long> serverPids, String model) {
-        List<TaggedObservation> deploy = tagged.stream().filter(t -> DEPLOYMENT.contains(t.quantity())).toList();
+        List<TaggedObservation> lastStarts = ServerStartsInLog.lastStartOnly(tagged);
+        VllmServers servers = VllmServers.of(lastStarts);
+        List<TaggedObservation> deploy = lastStarts.stream()
+                .filter(t -> DEPLOYMENT.contains(t.quantity()) && servers.kept(t)).toList();
+        return stated(deploy, serverPids, model).map(l -> servers.used().stream()
+                .filter(u -> deploy.stream().anyMatch(t -> t.file().equals(u.file())))
+                .findFirst().map(u -> l.withOrigin(l.origin() + "; " + u.said())).orElse(l));
+    }
+
+    private static Optional<Layout> stated(List<TaggedObservation> deploy, List<Long> serverPids, String model) {
         if (deploy.stream().anyMatch(t -> t.quantity() == Quantity.DATA_PARALLEL_RANK)) {
             // each process runs one DP rank: its VLLM_DP_SIZE is the deployment's, not its own
             return DpRankProcesses.of(deploy, serverPids, model);

@@ -26,7 +26,7 @@ final class HeadroomRule {
         List<DeviceFacts> sampled = run.devices().stream().filter(d -> d.capacity() != null && d.used() != null
                 && d.capacity().known() && d.used().known()).toList();
         if (sampled.size() > ONE_BY_ONE) {
-            return List.of(together(sampled));
+            return List.of(together(sampled, run));
         }
         List<Finding> out = new ArrayList<>();
         for (DeviceFacts d : sampled) {
@@ -35,7 +35,7 @@ final class HeadroomRule {
         return out;
     }
 
-    private static Finding together(List<DeviceFacts> devices) {
+    private static Finding together(List<DeviceFacts> devices, RunFacts run) {
         List<Figure> figures = new ArrayList<>();
         DeviceFacts least = null;
         long min = Long.MAX_VALUE;
@@ -56,8 +56,8 @@ final class HeadroomRule {
                 gib(least.capacity()));
         figures.add(0, Arith.minus("free", least.capacity().named("capacity"), least.used().named("used")));
         List<String> devs = devices.stream().map(DeviceFacts::device).toList();
-        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, devs, null, text, figures,
-                List.of("Another service on one of these devices must fit in its free memory with its own model,"
+        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, devs, null, text + named(run), figures,
+                List.of(other(run, "one of these devices") + " must fit in its free memory with its own model,"
                         + " runtime context and workspace; else lower the server's share."));
     }
 
@@ -75,7 +75,7 @@ final class HeadroomRule {
         String text = String.format(Locale.ROOT, "%s has %s free (%,d MiB): %s of %s used.", d.device(), gib(free),
                 free.bytes() / MIB, gib(d.used()), gib(d.capacity()));
         List<String> advice = new ArrayList<>();
-        advice.add("Another service on " + d.device() + " must fit in " + gib(free)
+        advice.add(other(run, d.device()) + " must fit in " + gib(free)
                 + " with its own model, runtime context and workspace; else lower the server's share.");
         Optional<DeviceModels.Model> model = DeviceModels.byName(d.model());
         boolean noServerFigures = run.servers().stream().noneMatch(s -> s.has(Fact.UTILIZATION));
@@ -101,7 +101,29 @@ final class HeadroomRule {
             advice.add(String.format(Locale.ROOT, "To share the card by design: (server share + other share) x %,d MiB"
                     + " + ~%,d MiB reserve <= %,d MiB.", m.torchTotalMib(), m.idleHighMib(), d.capacity().bytes() / MIB));
         }
-        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, List.of(d.device()), null, text, figures,
-                advice);
+        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, List.of(d.device()), null, text + named(run),
+                figures, advice);
+    }
+
+    /**
+     * The serving programs other than vLLM the evidence names (vllm-ascend #8809's MIS-TEI), as a
+     * sentence; empty when none is named. Named, not placed: prose rarely says which card.
+     */
+    private static String named(RunFacts run) {
+        if (run.otherServices().isEmpty()) {
+            return "";
+        }
+        List<String> each = run.otherServices().stream().map(RunFacts.OtherService::said).toList();
+        return " The evidence names another serving program beside vLLM: " + String.join("; ", each)
+                + "; on a card it shares, it holds memory of its own.";
+    }
+
+    /** Who must fit in the free memory: the programs the evidence names, else any other service. */
+    private static String other(RunFacts run, String where) {
+        if (run.otherServices().isEmpty()) {
+            return "Another service on " + where;
+        }
+        List<String> names = run.otherServices().stream().map(o -> o.program().replaceFirst(" \\(.*\\)$", "")).toList();
+        return String.join(" or ", names) + " (or any other service) on " + where;
     }
 }

@@ -39,6 +39,9 @@ final class OtherTenantRule {
                 // npu-smi leaves the name blank for some processes (vllm-ascend #312's pid 641248): no "null"
                 names.append(names.length() == 0 ? "" : ", ").append("pid ").append(p.pid())
                         .append(p.name() == null || p.name().isBlank() ? " without a name" : " " + p.name())
+                        // a serving program of its own (text-embeddings-router, ollama): another service, not a rank
+                        .append(io.hbmledger.evidence.ServingPrograms.process(p.name())
+                                .map(n -> ", " + n.program() + ", another serving program").orElse(""))
                         .append(f.known() ? " (" + gib(f) + ")" : " (amount unknown)");
                 if (f.known()) {
                     sum += f.bytes();

@@ -11,14 +11,37 @@ import java.util.List;
  * @param peerUtilizations utilizations of other instances sharing the devices, in start order,
  *     when the user or the run names them (the instances whose logs the run does not hold)
  * @param accelerator which accelerator the evidence shows, for the findings' wording
+ * @param otherServices serving programs other than vLLM that the evidence's prose names, one per
+ *     program, in the order named: they hold memory of their own on a card they share
  */
 public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
-                       Accelerator accelerator) {
+                       Accelerator accelerator, List<OtherService> otherServices) {
 
     public RunFacts {
         servers = List.copyOf(servers);
         devices = List.copyOf(devices);
         peerUtilizations = List.copyOf(peerUtilizations);
+        otherServices = List.copyOf(otherServices);
+    }
+
+    /** A run whose evidence names no other serving program. */
+    public RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
+                    Accelerator accelerator) {
+        this(servers, devices, peerUtilizations, accelerator, List.of());
+    }
+
+    /**
+     * Another serving program the evidence names.
+     *
+     * @param program its usual name, e.g. "MIS-TEI (text-embeddings-inference)"
+     * @param source where it is named, the name as written
+     */
+    public record OtherService(String program, io.hbmledger.ledger.Source source) {
+
+        /** "MIS-TEI (text-embeddings-inference), named at file:1 "mis-tei:7.2.RC1"". */
+        public String said() {
+            return program + ", named at " + source.shortForm();
+        }
     }
 
     /** Told from the evidence (an nvidia-smi sample or CUDA device names, npu-smi or msprof), else unknown. */

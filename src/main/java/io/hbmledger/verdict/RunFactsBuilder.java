@@ -86,7 +86,16 @@ public final class RunFactsBuilder {
                 peers.stream().filter(p -> Math.abs(p.value() - own) < 1e-9).findFirst().ifPresent(peers::remove);
             }
         }
-        return new RunFacts(servers, devices(ev, ledger, acc), peers, acc);
+        return new RunFacts(servers, devices(ev, ledger, acc), peers, acc, otherServices(ev));
+    }
+
+    /** The serving programs other than vLLM the evidence names (prose), each once, in the order named. */
+    private static List<RunFacts.OtherService> otherServices(EvidenceSet ev) {
+        Map<String, RunFacts.OtherService> out = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.quantity(Quantity.OTHER_SERVICE)) {
+            out.putIfAbsent(t.o().context().component(), new RunFacts.OtherService(t.o().context().component(), t.source()));
+        }
+        return List.copyOf(out.values());
     }
 
     /**
@@ -132,8 +141,8 @@ public final class RunFactsBuilder {
         Map<String, List<TaggedObservation>> byInstance = new LinkedHashMap<>();
         Map<String, String> names = new HashMap<>();
         Map<String, List<Integer>> serversByLog = new HashMap<>();
-        ServerStartsInLog.byLog(ev.observations()).forEach((file, obs) -> {
-            List<Integer> starts = ServerStartsInLog.servers(obs);
+        ev.vllmServers().byLog().forEach((file, obs) -> {
+            List<Integer> starts = ev.vllmServers().servers(file);
             if (!starts.isEmpty()) {
                 serversByLog.put(file, starts);
                 Map<Integer, String> labels = ServerStartsInLog.labelsOf(obs, starts);

@@ -108,7 +108,7 @@ class AnalyzeTwoServersTest {
         assertThat(AnalyzeFindingsTest.entry(device, "weights").get("bytes").asLong()).isEqualTo(256_492_175L);
         assertThat(AnalyzeFindingsTest.entry(device, "kv_cache").get("bytes").isNull()).isTrue();
         assertThat(AnalyzeFindingsTest.entry(device, "non_torch").get("bytes").isNull()).isTrue();
-        assertThat(report.get("notes").toString()).contains("the ledger lines take their figures from facebook/opt-125m only");
+        assertThat(report.get("notes").toString()).contains("the deployment, the device type and the ledger lines take their figures from facebook/opt-125m only (from ");
         // the 11B's own figures still answer for it: its budget of 0.90 x 79.22 GiB = 71.29 GiB
         assertThat(kindsAndInstances(report)).contains("what_fits two.log (meta-llama/Llama-3.2-11B-Vision-Instruct)");
         assertThat(report.get("findings").toString()).contains("71.29 GiB");
@@ -153,5 +153,45 @@ class AnalyzeTwoServersTest {
         assertThat(notes).contains("issue.md:3 starts servers of 2 different models on one line"
                 + " (/models/Qwen2.5-7B-Instruct, /models/Qwen3-8B): they are read as one start");
         assertThat(notes).doesNotContain("holds restarts").doesNotContain("servers of different models");
+    }
+
+    /**
+     * Two servers of different models on different accelerators and with different TP: vllm-ascend
+     * #1425's 310P3 log (/models/Qwen2.5-3B-Instruct, TP 1 and device_config=npu in its engine config,
+     * ASCEND_RT_VISIBLE_DEVICES=0 in its start command), then vllm PR #3120's opt-125m log on CUDA with
+     * its engine config's tensor_parallel_size=1 written as 2 (the line otherwise as printed), line 39
+     * of the joined file. Before, the two TP sizes made the deployment read from the log be dropped
+     * (TP 1 on device 0 assumed) while the device type followed opt-125m. Now both come from the last
+     * model's server, and the run says which one was used.
+     */
+    @Test
+    void deploymentAndDeviceTypeComeFromTheLastModelsServer() throws Exception {
+        String npu = Files.readString(Corpus.file("vllm-log/vllm-ascend-1425_310P3_qwen2.5-3B_v0_npu_blocks_dot_glued.log"));
+        String cuda = Files.readString(Corpus.file("vllm-log/vllm-pr3120_opt-125m_weights_in_MB_gpu_blocks.log"))
+                .replace("tensor_parallel_size=1", "tensor_parallel_size=2");
+        Path gpuLast = tmp.resolve("gpu-last.log");
+        Files.writeString(gpuLast, npu + cuda);
+        JsonNode r = analyze(gpuLast);
+        assertThat(r.get("run").get("tp").asInt()).isEqualTo(2);
+        assertThat(r.get("devices")).extracting(d -> d.get("device").asText()).containsExactly("gpu:0", "gpu:1");
+        assertThat(r.get("run").get("deployment_origin").asText()).isEqualTo("sizes read from " + gpuLast + ":39; the last"
+                + " model's of the 2 servers in " + gpuLast + " (facebook/opt-125m from line 39)");
+        assertThat(r.get("notes").toString()).contains("the deployment, the device type and the ledger lines take their"
+                + " figures from facebook/opt-125m only (from " + gpuLast + ":39)");
+        // 244.61 MB x 2^20 on each TP rank
+        assertThat(AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(r, 1), "weights").get("bytes").asLong())
+                .isEqualTo(256_492_175L);
+
+        Path npuLast = tmp.resolve("npu-last.log");
+        Files.writeString(npuLast, cuda + npu);
+        JsonNode back = analyze(npuLast);
+        // 1425's start command (line 5 of the joined file) and engine config (line 16): TP 1 on NPU 0
+        assertThat(back.get("run").get("tp").asInt()).isEqualTo(1);
+        assertThat(back.get("devices")).extracting(d -> d.get("device").asText()).containsExactly("npu:0");
+        assertThat(back.get("run").get("deployment_origin").asText()).startsWith("sizes and devices read from " + npuLast
+                + ":5, :16; the last model's of the 2 servers");
+        // 5.7917 GB x 2^30
+        assertThat(AnalyzeFindingsTest.entry(AnalyzeFindingsTest.device(back, 0), "weights").get("bytes").asLong())
+                .isEqualTo(6_218_790_522L);
     }
 }

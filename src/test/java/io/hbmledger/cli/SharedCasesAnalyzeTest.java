@@ -170,6 +170,13 @@ class SharedCasesAnalyzeTest {
         assertThat(figure(npu0, "server_share_estimate_high").get("bytes").asLong()).isEqualTo(25_433 * MIB);
         assertThat(figure(npu0, "utilization_estimate").get("confidence").asText()).isEqualTo("estimated");
         assertThat(npu0.get("text").asText()).contains("4.44 GiB free");
+        // the embedding server the reporter's resolution names (line 1, with the image tag it rolled back to)
+        // is what must fit in the headroom: case.md's "TEI must fit in that"
+        for (JsonNode h : headroom) {
+            assertThat(h.get("text").asText()).contains("MIS-TEI (text-embeddings-inference), named at "
+                    + Cases.file(c, "resolution-comment-excerpt.md") + ":1 \"mis-tei:7.2.RC1-800I-A2-aarch64\"");
+        }
+        assertThat(npu0.get("advice").get(0).asText()).startsWith("MIS-TEI (or any other service) on npu:0/chip:0 must fit in 4.44 GiB");
     }
 
     @Test

@@ -64,4 +64,46 @@ class ServerStartsTest {
         assertThat(l.notes()).anySatisfy(n -> assertThat(n).contains("2 server starts").contains("line 1")
                 .contains("from line 12"));
     }
+
+    /**
+     * The grouping the ledger's lookups use, worked out once: the start command of
+     * Llama-3.2-11B-Vision (line 1), its weights (vllm PR #12126, 19.86 GiB, line 2), then
+     * facebook/opt-125m's engine config (vllm PR #3120, line 5) and weights (244.61 MB x 2^20 =
+     * 256492175 B, line 7). Only opt-125m's lines stand in the ledger; the index says so.
+     */
+    @Test
+    void serversAreGroupedOnceAndTheLastModelsLinesKept() {
+        add(Observation.value(Quantity.SERVER_START, 1, 1, "$ vllm serve"));
+        add(Observation.value(Quantity.MODEL, 1, 1, "meta-llama/Llama-3.2-11B-Vision-Instruct"));
+        add(Observation.bytes(Quantity.WEIGHTS, 21324512625L, 2, "19.86GiB"));
+        add(Observation.value(Quantity.SERVER_START, 1, 5, "Initializing an LLM engine"));
+        add(Observation.value(Quantity.MODEL, 1, 5, "facebook/opt-125m"));
+        add(Observation.bytes(Quantity.WEIGHTS, 256492175L, 7, "244.61 MB"));
+        EvidenceSet ev = new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), null));
+        assertThat(ev.vllmServers().servers("two-runs.log")).containsExactly(1, 5);
+        assertThat(ev.vllm(Quantity.WEIGHTS)).extracting(t -> t.o().line()).containsExactly(7);
+        assertThat(ev.vllm(Quantity.MODEL)).extracting(t -> t.o().text()).containsExactly("facebook/opt-125m");
+        assertThat(ev.vllmServers().used()).containsExactly(
+                new io.hbmledger.ledger.vllm.VllmServers.Used("two-runs.log", 2, 5, "facebook/opt-125m"));
+    }
+
+    /**
+     * vLLM prints "Automatically detected platform cuda." before its first start marker: the
+     * platform line is the server's that follows it, not the one before. A 310P3 server
+     * (vllm-ascend #1425: "# npu blocks: 466, # CPU blocks: 1820" on line 24), then a CUDA server
+     * whose platform line (40) comes before its "vLLM API server version" (41).
+     */
+    @Test
+    void aPlatformLineBelongsToTheServerAfterIt() {
+        add(Observation.value(Quantity.SERVER_START, 1, 1, "vllm serve /models/Qwen2.5-3B-Instruct"));
+        add(Observation.value(Quantity.MODEL, 1, 1, "/models/Qwen2.5-3B-Instruct"));
+        add(Observation.value(Quantity.DEVICE_TYPE, 1, 24, "npu"));
+        add(Observation.value(Quantity.GPU_BLOCKS, 466, 24, "466"));
+        add(Observation.value(Quantity.DEVICE_TYPE, 1, 40, "cuda"));
+        add(Observation.value(Quantity.SERVER_START, 1, 41, "vLLM API server version"));
+        add(Observation.value(Quantity.MODEL, 1, 42, "facebook/opt-125m"));
+        EvidenceSet ev = new EvidenceSet(obs, files, Layout.of(1, 1, List.of(0), List.of(), null));
+        assertThat(ev.vllm(Quantity.DEVICE_TYPE)).extracting(t -> t.o().line()).containsExactly(40);
+        assertThat(Accelerator.of(ev)).isEqualTo(Accelerator.Kind.GPU);
+    }
 }

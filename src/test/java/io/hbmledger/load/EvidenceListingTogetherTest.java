@@ -3,6 +3,7 @@ package io.hbmledger.load;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.testing.Corpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,9 @@ class EvidenceListingTogetherTest {
                 .containsExactly(small.toString(), smi.toString(), empty.toString(), large.toString());
         assertThat(together.files().get(0)).isEqualTo(alone(small));
         assertThat(together.files().get(1)).isEqualTo(alone(smi));
+        // the listing hands the reader the head it read to pick out the msprof CSVs: the same result
+        // as the reader reading the file on its own
+        assertThat(together.files().get(1)).isEqualTo(EvidenceReaders.all().read(smi, smi.toString()));
         assertThat(together.files().get(3)).isEqualTo(alone(large));
         // 77 observations in the large one: truth.json notes 77 components, one peak each
         assertThat(together.files().get(3).observations()).hasSize(77);

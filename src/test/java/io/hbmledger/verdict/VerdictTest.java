@@ -164,6 +164,22 @@ class VerdictTest {
                 + " another vLLM server on the card").doesNotContain("4242 python is");
     }
 
+    /**
+     * An embedding server listed in nvidia-smi's process table (TEI runs as text-embeddings-router,
+     * 1,254 MiB here) is named as the serving program it is, beside a python process that is not one.
+     */
+    @Test
+    void aServingProgramInTheProcessTableIsNamedAsOne() {
+        Figure tei = Figure.bytes("p", 1_254 * MIB, Confidence.MEASURED, null, List.of(new Source("nvidia-smi.txt", 19, "1254MiB")));
+        DeviceFacts d = new DeviceFacts("gpu:0", null, null, null, List.of(
+                new DeviceFacts.ProcessFacts(5120, "/usr/local/bin/text-embeddings-router", tei, false),
+                new DeviceFacts.ProcessFacts(4242, "python", tei, false)));
+        Finding f = only(Verdict.findings(new RunFacts(List.of(), List.of(d), List.of(), RunFacts.Accelerator.GPU)),
+                Finding.Kind.OTHER_TENANT);
+        assertThat(f.text()).contains("pid 5120 /usr/local/bin/text-embeddings-router, TEI (text-embeddings-inference),"
+                + " another serving program (1.22 GiB)").contains("pid 4242 python (1.22 GiB)");
+    }
+
     @Test
     void aRankWithLessKvThanItsPeersIsNamed() {
         List<ServerFacts> ranks = new java.util.ArrayList<>();

@@ -120,9 +120,10 @@ public final class PasteReader implements EvidenceReader {
                 proseAbove = s;
                 List<InlineCommands.Command> commands = InlineCommands.find(lines, s.first(), s.last());
                 // a setting inside a command is the command's, read with it below, not a statement of another instance's share
-                List<Observation> stated = UtilizationStatement.read(lines, s.first(), s.last()).stream()
+                List<Observation> stated = new ArrayList<>(UtilizationStatement.read(lines, s.first(), s.last()).stream()
                         .filter(o -> commands.stream().noneMatch(c -> o.line() >= c.first() && o.line() <= c.last()))
-                        .toList();
+                        .toList());
+                stated.addAll(ServiceStatement.read(lines, s.first(), s.last()));
                 parts.add(stated.isEmpty()
                         ? new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of())
                         : new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));

@@ -64,8 +64,9 @@ public final class AskedUtilizationRule implements RunRule {
     /** The vLLM observations of each server: per log, split at its servers' starts when it holds several. */
     private static List<List<TaggedObservation>> servers(EvidenceSet ev) {
         List<List<TaggedObservation>> out = new ArrayList<>();
-        for (List<TaggedObservation> obs : ServerStartsInLog.byLog(ev.observations()).values()) {
-            List<Integer> starts = ServerStartsInLog.servers(obs);
+        for (Map.Entry<String, List<TaggedObservation>> log : ev.vllmServers().byLog().entrySet()) {
+            List<TaggedObservation> obs = log.getValue();
+            List<Integer> starts = ev.vllmServers().servers(log.getKey());
             Map<Integer, List<TaggedObservation>> byServer = new LinkedHashMap<>();
             for (TaggedObservation t : obs) {
                 int i = starts.isEmpty() ? 0 : ServerStartsInLog.startIndex(starts, t.o().line());

@@ -222,7 +222,7 @@ public final class ServerStartsInLog {
     }
 
     /** The model each start names first, null where none. */
-    private static ModelName[] modelsOf(List<TaggedObservation> fileObs, List<Integer> starts) {
+    static ModelName[] modelsOf(List<TaggedObservation> fileObs, List<Integer> starts) {
         return firstOfEach(fileObs, starts, Quantity.MODEL, o -> o.text() == null ? null : ModelName.of(o.text()))
                 .toArray(ModelName[]::new);
     }
@@ -239,46 +239,6 @@ public final class ServerStartsInLog {
             }
         }
         return first;
-    }
-
-    /**
-     * The lines a device's ledger may take from vLLM logs: in a log with servers of different
-     * models, only those of the last model's server(s) (all its DP ranks), so that one device's
-     * lines never mix a figure of one server with another's (weights of the last, KV cache of an
-     * earlier one that printed it). A server whose model is not printed is kept: nothing tells it
-     * apart. The other servers' figures stay in the evidence for the findings.
-     *
-     * @param all the run's observations, restarts already set aside
-     * @param lines the vLLM lines of one quantity, in file order
-     */
-    public static List<TaggedObservation> lastModelOnly(List<TaggedObservation> all, List<TaggedObservation> lines) {
-        Map<String, List<TaggedObservation>> logs = null;
-        List<TaggedObservation> out = new ArrayList<>(lines.size());
-        Map<String, java.util.function.IntPredicate> keep = new LinkedHashMap<>();
-        for (TaggedObservation t : lines) {
-            if (!keep.containsKey(t.file())) {
-                logs = logs == null ? byLog(all) : logs;
-                keep.put(t.file(), lastModelLines(logs.getOrDefault(t.file(), List.of())));
-            }
-            if (keep.get(t.file()).test(t.o().line())) {
-                out.add(t);
-            }
-        }
-        return out;
-    }
-
-    /** Which lines of one log belong to its last model's server(s); every line when the log holds one model. */
-    private static java.util.function.IntPredicate lastModelLines(List<TaggedObservation> fileObs) {
-        List<Integer> starts = servers(fileObs);
-        if (starts.isEmpty()) {
-            return line -> true;
-        }
-        ModelName[] models = modelsOf(fileObs, starts);
-        ModelName last = models[models.length - 1];
-        return line -> {
-            ModelName m = models[startIndex(starts, line)];
-            return last == null || m == null || m.same(last);
-        };
     }
 
     /** Whether a log's servers name different models (not only different DP ranks of one). */

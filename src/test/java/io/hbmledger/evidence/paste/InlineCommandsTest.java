@@ -3,6 +3,7 @@ package io.hbmledger.evidence.paste;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hbmledger.evidence.EvidenceFile;
+import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.EvidencePart;
 import io.hbmledger.evidence.EvidenceReaders;
 import io.hbmledger.evidence.Observation;
@@ -63,8 +64,11 @@ class InlineCommandsTest {
         EvidenceFile fenced = read(List.of("started with:", "```bash", command, "```"));
         assertThat(fenced.observations()).extracting(o -> o.quantity().contractName() + "=" + o.value())
                 .containsExactlyElementsOf(inline.observations().stream().filter(o -> o.line() == 1)
+                        // the prose's "MIS-TEI" is another serving program, named apart from the command
+                        .filter(o -> o.quantity() != Quantity.OTHER_SERVICE)
                         .map(o -> o.quantity().contractName() + "=" + o.value()).toList())
                 .hasSize(4);
+        assertThat(named(inline, "other_service")).singleElement().satisfies(o -> assertThat(o.text()).isEqualTo("MIS-TEI"));
     }
 
     @Test

@@ -1,0 +1,152 @@
+package io.hbmledger.ledger.vllm;
+
+import io.hbmledger.evidence.Quantity;
+import io.hbmledger.ledger.TaggedObservation;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The vLLM logs of a run grouped once into their servers ({@link ServerStartsInLog}): each log's
+ * observations, the line each of its servers starts at, and the lines a device's ledger may take
+ * (of a log with servers of different models, only the last model's). Built once per evidence set
+ * (the ledger's rules look lines up many times); immutable.
+ */
+public final class VllmServers {
+
+    /**
+     * The server a log's ledger lines, deployment and device type are taken from, in a log with
+     * servers of different models.
+     *
+     * @param file the log
+     * @param servers how many servers the log holds
+     * @param fromLine the line the used server's first start begins at (1-based)
+     * @param label the used server's model as written
+     */
+    public record Used(String file, int servers, int fromLine, String label) {
+
+        /** Which server of the log was used, for a deployment's origin: "the last model's of N servers in it (M from line L)". */
+        public String said() {
+            return "the last model's of the " + servers + " servers in " + file + " (" + label + " from line " + fromLine + ")";
+        }
+    }
+
+    private final Map<String, List<TaggedObservation>> byLog;
+    private final Map<String, List<Integer>> servers;
+    private final Map<Quantity, List<TaggedObservation>> ledgerLines;
+    private final Map<String, boolean[]> keptServers;
+    private final List<Used> used;
+
+    private VllmServers(Map<String, List<TaggedObservation>> byLog, Map<String, List<Integer>> servers,
+                        Map<String, boolean[]> keptServers, Map<Quantity, List<TaggedObservation>> ledgerLines, List<Used> used) {
+        this.byLog = byLog;
+        this.servers = servers;
+        this.keptServers = keptServers;
+        this.ledgerLines = ledgerLines;
+        this.used = used;
+    }
+
+    /** @param all a run's observations, restarts already set aside ({@link ServerStartsInLog#lastStartOnly}) */
+    public static VllmServers of(List<TaggedObservation> all) {
+        Map<String, List<TaggedObservation>> byLog = new LinkedHashMap<>();
+        ServerStartsInLog.byLog(all).forEach((file, obs) -> byLog.put(file, List.copyOf(obs)));
+        Map<String, List<Integer>> servers = new LinkedHashMap<>();
+        Map<String, boolean[]> kept = new LinkedHashMap<>();
+        List<Used> used = new ArrayList<>();
+        byLog.forEach((file, obs) -> {
+            List<Integer> s = List.copyOf(ServerStartsInLog.servers(obs));
+            servers.put(file, s);
+            if (s.isEmpty()) {
+                return;
+            }
+            ModelName[] models = ServerStartsInLog.modelsOf(obs, s);
+            ModelName last = models[models.length - 1];
+            boolean[] keep = new boolean[s.size()];
+            for (int i = 0; i < keep.length; i++) {
+                keep[i] = last == null || models[i] == null || models[i].same(last);
+            }
+            kept.put(file, keep);
+            if (ServerStartsInLog.differentModels(obs, s)) {
+                int first = 0;
+                while (!keep[first]) {
+                    first++;
+                }
+                String label = ServerStartsInLog.labelsOf(obs, s).get(s.get(s.size() - 1)).replaceFirst(", DP rank \\d+$", "");
+                used.add(new Used(file, s.size(), Math.max(s.get(first), 1), label));
+            }
+        });
+        Map<Quantity, List<TaggedObservation>> lines = new EnumMap<>(Quantity.class);
+        for (Map.Entry<String, List<TaggedObservation>> log : byLog.entrySet()) {
+            List<TaggedObservation> obs = log.getValue();
+            boolean[] keep = kept.get(log.getKey());
+            for (int i = 0; i < obs.size(); i++) {
+                TaggedObservation t = obs.get(i);
+                if (keep == null || keep[serverOf(obs, i, servers.get(log.getKey()))]) {
+                    lines.computeIfAbsent(t.quantity(), q -> new ArrayList<>()).add(t);
+                }
+            }
+        }
+        lines.replaceAll((q, l) -> List.copyOf(l));
+        return new VllmServers(Collections.unmodifiableMap(byLog), Collections.unmodifiableMap(servers), kept,
+                Collections.unmodifiableMap(lines), List.copyOf(used));
+    }
+
+    /**
+     * The vLLM lines of one quantity a device's ledger may take, logs in run order and lines in
+     * file order: of a log with servers of different models, only those of the last model's
+     * server(s) (all its DP ranks), so that one device's lines never mix two servers' figures. A
+     * server whose model is not printed is kept: nothing tells it apart.
+     */
+    public List<TaggedObservation> lines(Quantity q) {
+        return ledgerLines.getOrDefault(q, List.of());
+    }
+
+    /**
+     * The server of a log's {@code i}-th observation. The platform line ("Automatically detected
+     * platform cuda.") comes before its server's first start marker: it is the server of the
+     * figure that follows it, not of the one before.
+     */
+    private static int serverOf(List<TaggedObservation> obs, int i, List<Integer> starts) {
+        TaggedObservation t = obs.get(i);
+        int own = ServerStartsInLog.startIndex(starts, t.o().line());
+        if (t.quantity() != Quantity.DEVICE_TYPE || i > 0 && obs.get(i - 1).o().line() == t.o().line()) {
+            return own; // a figure beside it: the engine config's device_config=, the "# npu blocks" line
+        }
+        for (int j = i + 1; j < obs.size(); j++) {
+            TaggedObservation n = obs.get(j);
+            if (n.quantity() != Quantity.DEVICE_TYPE && n.quantity() != Quantity.EARLIER_SERVER_START) {
+                return n.o().line() != t.o().line() && n.quantity() == Quantity.SERVER_START
+                        ? ServerStartsInLog.startIndex(starts, n.o().line()) : own;
+            }
+        }
+        return own;
+    }
+
+    /** Whether an observation may stand in a device's ledger: any not from a vLLM log, or one of its log's last model. */
+    public boolean kept(TaggedObservation t) {
+        return kept(t, servers, keptServers);
+    }
+
+    private static boolean kept(TaggedObservation t, Map<String, List<Integer>> servers, Map<String, boolean[]> keptServers) {
+        boolean[] keep = t.isVllm() ? keptServers.get(t.file()) : null;
+        return keep == null || keep[ServerStartsInLog.startIndex(servers.get(t.file()), t.o().line())];
+    }
+
+    /** The vLLM observations by log file, in file order. */
+    public Map<String, List<TaggedObservation>> byLog() {
+        return byLog;
+    }
+
+    /** The line each server of a log starts at when it holds several ({@link ServerStartsInLog#servers}), else empty. */
+    public List<Integer> servers(String file) {
+        return servers.getOrDefault(file, List.of());
+    }
+
+    /** The logs that hold servers of different models, each with the server its figures are taken from. */
+    public List<Used> used() {
+        return used;
+    }
+}
