@@ -30,11 +30,31 @@ final class OomRule {
         return out;
     }
 
+    /**
+     * True when the rank's one ledger device is another than the device the message names and
+     * the message's index is the rank's own (vLLM's workers use device local_rank among the
+     * visible ones): the ledger's name is then the same card under its host number. Without a
+     * rank (a Ray worker, an assumed layout) the message's number stays as printed.
+     */
+    private static boolean renumbered(ServerFacts s, String device) {
+        if (s.rank() == null || s.devices().size() != 1) {
+            return false;
+        }
+        String ledger = s.devices().get(0);
+        String index = device.substring(device.lastIndexOf(':') + 1);
+        return !ledger.equals(device) && !ledger.startsWith(device + "/") && index.equals(String.valueOf(s.rank()));
+    }
+
     private static Finding finding(ServerFacts s, ServerFacts.Oom oom, RunFacts.Accelerator run) {
         Figure tried = s.fact(Fact.OOM_TRIED).named("tried_to_allocate");
         List<Figure> figures = new ArrayList<>(List.of(tried));
         StringBuilder text = new StringBuilder("Out of memory");
-        if (oom.device() != null) {
+        if (oom.device() != null && renumbered(s, oom.device())) {
+            // torch numbers the devices the process sees (ASCEND_RT_VISIBLE_DEVICES=2,3: rank 0's "NPU 0"
+            // is npu:2): the finding said npu:0 beside a table row npu:2/chip:0 (fresh-user finding)
+            text.append(" on ").append(s.devices().get(0)).append(" (rank ").append(s.rank()).append("; the message's ")
+                    .append(oom.device()).append(", numbered among the devices the process sees)");
+        } else if (oom.device() != null) {
             text.append(" on ").append(oom.device()).append(s.rank() == null ? "" : " (rank " + s.rank() + ")");
         } else if (s.rank() != null) {
             text.append(" on rank ").append(s.rank());

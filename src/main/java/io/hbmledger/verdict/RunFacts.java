@@ -11,14 +11,23 @@ import java.util.List;
  * @param peerUtilizations utilizations of other instances sharing the devices, in start order,
  *     when the user or the run names them (the instances whose logs the run does not hold)
  * @param accelerator which accelerator the evidence shows, for the findings' wording
+ * @param serverPids the pids the evidence ties to the server (its log's worker prefixes,
+ *     {@code --server-pid}, the collect record), in ascending order; empty when none is named
  */
 public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
-                       Accelerator accelerator) {
+                       Accelerator accelerator, List<Long> serverPids) {
 
     public RunFacts {
         servers = List.copyOf(servers);
         devices = List.copyOf(devices);
         peerUtilizations = List.copyOf(peerUtilizations);
+        serverPids = List.copyOf(serverPids);
+    }
+
+    /** Facts of a run whose evidence names no server pid. */
+    public RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
+                    Accelerator accelerator) {
+        this(servers, devices, peerUtilizations, accelerator, List.of());
     }
 
     /** Told from the evidence (an nvidia-smi sample or CUDA device names, npu-smi or msprof), else unknown. */

@@ -1,0 +1,234 @@
+package io.hbmledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Pastes written the way users paste into issues (fresh-user session, 2026-12-02): an npu-smi or
+ * nvidia-smi table with the start-up log under it. The lines follow vLLM / vllm-ascend's formats
+ * as in the corpus (worker prefixes, "Available memory: N, total memory: T", nvidia-smi's date
+ * line); every expected figure is worked out by hand in the comments.
+ */
+class AnalyzeFreshUserPastesTest {
+
+    @TempDir
+    Path tmp;
+
+    private static final String NPU_SMI_HEAD = """
+            +------------------------------------------------------------------------------------------------+
+            | npu-smi 24.1.0                   Version: 24.1.0                                               |
+            +---------------------------+---------------+----------------------------------------------------+
+            | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
+            | Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |
+            +===========================+===============+====================================================+
+            """;
+
+    private static final String NVIDIA_SMI = """
+            Tue Jun 10 09:12:44 2025
+            +-----------------------------------------------------------------------------------------+
+            | NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |
+            |-----------------------------------------+------------------------+----------------------+
+            | GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+            | Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+            |                                         |                        |               MIG M. |
+            |=========================================+========================+======================|
+            |   0  NVIDIA A100-SXM4-40GB          On  |   00000000:07:00.0 Off |                    0 |
+            | N/A   31C    P0             58W /  400W |    1203MiB /  40960MiB |      0%      Default |
+            |                                         |                        |             Disabled |
+            +-----------------------------------------+------------------------+----------------------+
+
+            +-----------------------------------------------------------------------------------------+
+            | Processes:                                                                              |
+            |  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
+            |        ID   ID                                                               Usage      |
+            |=========================================================================================|
+            |    0   N/A  N/A      2231      C   /usr/bin/python3                             1194MiB |
+            +-----------------------------------------------------------------------------------------+
+            """;
+
+    private static final String V1_NO_KV = """
+            INFO 06-10 09:13:01 [cli_args.py:309] non-default args: {'model': 'Qwen/Qwen3-32B', 'gpu_memory_utilization': 0.85}
+            (EngineCore_0 pid=3011) INFO 06-10 09:14:30 [gpu_model_runner.py:1347] Model loading took 30.5923 GiB and 85.2 seconds
+            (EngineCore_0 pid=3011) INFO 06-10 09:14:41 [gpu_worker.py:227] Available KV cache memory: -0.87 GiB
+            (EngineCore_0 pid=3011) ERROR 06-10 09:14:41 [core.py:515] ValueError: No available memory for the cache blocks. \
+            Try increasing `gpu_memory_utilization` when initializing the engine.
+            """;
+
+    private JsonNode analyze(String name, String text) throws Exception {
+        Path file = tmp.resolve(name);
+        Files.writeString(file, text);
+        return AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
+    }
+
+    private static JsonNode only(JsonNode report, String kind) {
+        JsonNode found = null;
+        for (JsonNode f : report.get("findings")) {
+            if (f.get("kind").asText().equals(kind)) {
+                assertThat(found).as("one " + kind + " in " + report.get("findings")).isNull();
+                found = f;
+            }
+        }
+        assertThat(found).as(kind + " in " + report.get("findings")).isNotNull();
+        return found;
+    }
+
+    /**
+     * The log names its engine core's pid (4312); the npu-smi table lists another (88213). The
+     * finding said "No evidence names the server's own pids" while the ledger's note named 4312.
+     */
+    @Test
+    void otherTenantSaysWhichServerPidsTheLogNames() throws Exception {
+        JsonNode f = only(analyze("issue.md", "```\n" + NPU_SMI_HEAD + """
+                | 0     910B3               | OK            | 95.2        36                0    / 0             |
+                | 0                         | 0000:C1:00.0  | 0           0    / 0          41250/ 65536         |
+                +===========================+===============+====================================================+
+                +---------------------------+---------------+----------------------------------------------------+
+                | NPU     Chip              | Process id    | Process name             | Process memory(MB)      |
+                +===========================+===============+====================================================+
+                | 0       0                 | 88213         | python3                  | 37862                   |
+                +===========================+===============+====================================================+
+                ```
+
+                ```
+                (EngineCore_0 pid=4312) INFO 06-12 10:01:20 [model_runner_v1.py:1745] Loading model weights took 14.2488 GB
+                ```
+                """), "other_tenant");
+        // 37862 MiB = 36.97 GiB
+        assertThat(f.get("text").asText()).contains("pid 88213 python3 (36.97 GiB)",
+                "None of the server's pids that the evidence names (4312) is in this table")
+                .doesNotContain("No evidence names the server's own pids");
+        assertThat(f.get("advice").get(0).asText()).startsWith("Give the server's pids as this table lists them");
+    }
+
+    /**
+     * V1 on a CUDA host: "Available KV cache memory: -0.87 GiB" with another process on the GPU
+     * and no total printed. The advice named vllm-ascend and its issue #7308.
+     */
+    @Test
+    void kvNegativeOnCudaDoesNotCiteVllmAscend() throws Exception {
+        JsonNode f = analyze("cuda.txt", NVIDIA_SMI + "\n" + V1_NO_KV).get("findings");
+        JsonNode kv = null;
+        for (JsonNode x : f) {
+            if (x.get("kind").asText().equals("kv_negative")) {
+                kv = x;
+            }
+        }
+        assertThat(kv).as("kv_negative in " + f).isNotNull();
+        assertThat(kv.get("text").asText()).contains("-0.87 GiB", "weights (30.59 GiB)", "Others hold memory on this device");
+        assertThat(kv.get("advice").toString()).contains("on a vLLM release that counts it")
+                .doesNotContain("vllm-ascend");
+    }
+
+    /**
+     * nvidia-smi prints the date above its table. Unfenced, that line was prose of its own and
+     * hid "Before starting vLLM, nvidia-smi shows:" two lines above the table.
+     */
+    @Test
+    void theDateLineOfNvidiaSmiBelongsToItsTable() throws Exception {
+        Path file = tmp.resolve("before.txt");
+        Files.writeString(file, "Before starting vLLM, nvidia-smi shows:\n\n" + NVIDIA_SMI + "\n" + V1_NO_KV);
+        CliRun r = CliRun.of("evidence", file.toString(), "--format", "json");
+        JsonNode parts = new ObjectMapper().readTree(r.out()).get("files").get(0).get("parts");
+        JsonNode table = null;
+        for (JsonNode p : parts) {
+            if (p.get("format").asText().equals("nvidia-smi")) {
+                table = p;
+            }
+        }
+        assertThat(table).as("nvidia-smi part in " + parts).isNotNull();
+        assertThat(table.get("first_line").asInt()).isEqualTo(3);
+        assertThat(table.get("idle").get("line").asInt()).isEqualTo(1);
+        JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", file.toString(), "--no-write", "--format", "json"));
+        // taken at baseline: 1203 MiB is the idle reading, not "used" at the failed start
+        JsonNode gpu0 = report.get("devices").get(0);
+        assertThat(gpu0.get("used_bytes").isNull()).isTrue();
+    }
+
+    private static final String ASCEND_TWO_INSTANCES = """
+            (EngineCore_DP0 pid=2455) INFO 07-01 10:00:00 [utils.py:328] non-default args: {'model': '/data/Qwen2.5-7B-Instruct', 'gpu_memory_utilization': 0.45}
+            (EngineCore_DP0 pid=2455) INFO 07-01 10:00:21 [model_runner_v1.py:2010] Loading model weights took %s GB
+            (EngineCore_DP0 pid=2455) INFO 07-01 10:00:30 [worker_v1.py:256] Available memory: 0, total memory: 31662800896
+            (EngineCore_DP0 pid=2455) ERROR 07-01 10:00:30 [core.py:708] ValueError: No available memory for the cache blocks. \
+            Try increasing `gpu_memory_utilization` when initializing the engine.
+            """;
+
+    private static JsonNode entry(JsonNode report, String component) {
+        for (JsonNode e : report.get("devices").get(0).get("entries")) {
+            if (e.get("component").asText().equals(component)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no " + component);
+    }
+
+    private static boolean checkWarns(JsonNode report, String name) {
+        for (JsonNode c : report.get("devices").get(0).get("checks")) {
+            if (c.get("name").asText().equals(name) && !c.get("status").asText().equals("pass")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * vllm-ascend prints max(0.45 x 31662800896 - peak, 0) = 0. Budget floor(14248260403.2) =
+     * 14248260403 B (13.27 GiB); weights 14.2397 GiB = 15289761451 B: they alone exceed the
+     * budget by 1041501048 B (0.97 GiB). The finding said "activation peak and non-torch at least
+     * -0.97 GiB" and a check called the figures impossible, though the 0 is a clamp.
+     */
+    @Test
+    void weightsAboveTheBudgetBehindAClampedZeroAreSaidPlainly() throws Exception {
+        JsonNode report = analyze("ascend.log", ASCEND_TWO_INSTANCES.formatted("14.2397"));
+        JsonNode f = only(report, "kv_negative");
+        assertThat(f.get("text").asText()).contains("the weights alone take 14.24 GiB, 0.97 GiB more than the whole budget")
+                .doesNotContain("at least -");
+        assertThat(SharedCasesAnalyzeTest.figure(f, "weights_over_budget").get("bytes").asDouble())
+                .isCloseTo(1041501048, within(2.0));
+        assertThat(checkWarns(report, "vllm_figures_consistent")).isFalse();
+        JsonNode rest = entry(report, "activation_peak_and_non_torch");
+        assertThat(rest.get("confidence").asText()).isEqualTo("unknown");
+        assertThat(rest.get("note").asText()).contains("exceed it by 1041501048 B");
+    }
+
+    /**
+     * The same clamp with 10 GiB of weights: the peak is at least the budget, so activation peak
+     * and non-torch are at least 14248260403 - 10737418240 = 3510842163 B (3.27 GiB), a lower
+     * bound, not the figure itself.
+     */
+    @Test
+    void aClampedZeroGivesALowerBoundForTheRestOfThePeak() throws Exception {
+        JsonNode report = analyze("ascend10.log", ASCEND_TWO_INSTANCES.formatted("10.0000"));
+        JsonNode rest = entry(report, "activation_peak_and_non_torch");
+        assertThat(rest.get("bytes").asLong()).isEqualTo(3510842163L);
+        assertThat(rest.get("note").asText()).startsWith("at least this much");
+        assertThat(rest.get("arithmetic").asText()).contains("profile peak >= floor(0.45 x 31662800896) = 14248260403 B");
+    }
+
+    /**
+     * ASCEND_RT_VISIBLE_DEVICES=2,3: torch's "NPU 0" is physical NPU 2, the ledger's row npu:2
+     * (npu:2/chip:0 with an npu-smi table). The finding said "on npu:0" beside that row.
+     */
+    @Test
+    void anOomNamesTheLedgersDeviceBesideTheMessagesNumber() throws Exception {
+        JsonNode f = only(analyze("oom.md", """
+                ```bash
+                ASCEND_RT_VISIBLE_DEVICES=2,3 vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 2 --gpu-memory-utilization 0.92
+                ```
+
+                ```
+                (Worker_TP0 pid=7711) INFO 07-02 11:20:03 [model_runner_v1.py:2010] Loading model weights took 28.4725 GB
+                (Worker_TP0 pid=7711) ERROR 07-02 11:21:40 [multiproc_executor.py:527] RuntimeError: NPU out of memory. \
+                Tried to allocate 1.20 GiB (NPU 0; 60.97 GiB total capacity; 57.13 GiB already allocated; 57.13 GiB current \
+                active; 0.61 GiB free; 58.90 GiB reserved in total by PyTorch)
+                ```
+                """), "oom");
+        assertThat(f.get("text").asText()).startsWith("Out of memory on npu:2 (rank 0; the message's npu:0,");
+    }
+}
