@@ -231,4 +231,27 @@ class AnalyzeFreshUserPastesTest {
                 """), "oom");
         assertThat(f.get("text").asText()).startsWith("Out of memory on npu:2 (rank 0; the message's npu:0,");
     }
+
+    /**
+     * CUDA_VISIBLE_DEVICES=1, one server without worker ranks: torch's "GPU 0" is gpu:1. The
+     * driver lists two processes (6.50 + 15.92 GiB); the text said "other processes and any other
+     * process" and pointed to an other_tenant finding that an OOM message alone never makes.
+     * Outside PyTorch: 23.64 - 15.52 - 1.21 = 6.91 GiB (15.52 = 15.46 GiB allocated + 61.37 MiB cached).
+     */
+    @Test
+    void aCudaOomWithTwoProcessesReadsOnce() throws Exception {
+        JsonNode f = only(analyze("cuda-oom.md", """
+                ```
+                CUDA_VISIBLE_DEVICES=1 python -m vllm.entrypoints.openai.api_server --model meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.5
+                INFO 03-04 12:00:01 [worker.py:267] Loading model weights took 14.9888 GB
+                torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB                 of which 1.21 GiB is free. Process 8812 has 6.50 GiB memory in use. Process 9120 has 15.92 GiB memory in use.                 Of the allocated memory 15.46 GiB is allocated by PyTorch, and 61.37 MiB is reserved by PyTorch but unallocated.
+                ```
+                """), "oom");
+        String text = f.get("text").asText();
+        assertThat(text).startsWith("Out of memory on gpu:1 (the message's gpu:0,")
+                .contains("6.91 GiB (23.64 - 15.52 - 1.21 GiB) was outside PyTorch's allocator: the runtime context,"
+                        + " communication buffers and the other processes.")
+                .contains("pid 8812 6.50 GiB, pid 9120 15.92 GiB")
+                .doesNotContain("any other process").doesNotContain("see other_tenant");
+    }
 }
