@@ -254,4 +254,42 @@ class AnalyzeFreshUserPastesTest {
                 .contains("pid 8812 6.50 GiB, pid 9120 15.92 GiB")
                 .doesNotContain("any other process").doesNotContain("see other_tenant");
     }
+
+    private static final String V0_NEGATIVE = """
+            INFO 02-20 10:11:12 llm_engine.py:234] Initializing an LLM engine (v0.7.3) with config: model='/home/models/Qwen2.5-32B-Instruct', tensor_parallel_size=2, gpu_memory_utilization=0.9, max_seq_len=32768
+            INFO 02-20 10:12:59 worker.py:267] the current vLLM instance can use total_gpu_memory (29.49GiB) x gpu_memory_utilization (0.90) = 26.54GiB
+            INFO 02-20 10:12:59 worker.py:267] model weights take %sGiB; non_torch_memory takes 0.22GiB; PyTorch activation peak memory takes 2.10GiB; the rest of the memory reserved for KV Cache is %sGiB.
+            INFO 02-20 10:13:00 executor_base.py:110] # npu blocks: 0, # CPU blocks: 1638
+            ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+            """;
+
+    /**
+     * V0, 0 blocks: KV bytes per token from 1638 CPU blocks of the 4 GiB swap space (163,840 B,
+     * the multiple of 128 in 4 GiB / 1639 / 16 .. 4 GiB / 1638 / 16), x 32768 = 5.00 GiB per
+     * request. Weights 30.71 + 0.22 + 2.10 = 33.03 GiB before any KV, above the 29.49 GiB total:
+     * what_fits said "no utilization fits" and advised "at least 1.29"; kv_negative said "raise".
+     */
+    @Test
+    void whenNoUtilizationFitsNoneIsAdvised() throws Exception {
+        JsonNode report = analyze("v0.log", V0_NEGATIVE.formatted("30.71", "-6.49"));
+        JsonNode fits = only(report, "what_fits");
+        assertThat(SharedCasesAnalyzeTest.figure(fits, "smallest_utilization").get("value").asDouble()).isEqualTo(1.29);
+        assertThat(fits.get("text").asText()).contains("(33.03 + 5.00) / 29.49 GiB = 1.29",
+                "the memory needed before any KV cache alone exceeds the total 29.49 GiB");
+        assertThat(fits.get("advice").toString()).contains("No gpu_memory_utilization serves one request")
+                .doesNotContain("at least 1.29").doesNotContain("lower max_model_len");
+        assertThat(only(report, "kv_negative").get("advice").get(0).asText())
+                .startsWith("No gpu_memory_utilization fits one request on this device (see what_fits)");
+    }
+
+    /**
+     * Weights 26.00 + 0.22 + 2.10 = 28.32 GiB fit in the 29.49 GiB total, but not with a 5.00 GiB
+     * request: (28.32 + 5.00) / 29.49 = 1.13. The old text blamed the non-KV memory alone.
+     */
+    @Test
+    void whenOneRequestTipsItAShorterMaxModelLenIsAdvised() throws Exception {
+        JsonNode fits = only(analyze("v0b.log", V0_NEGATIVE.formatted("26.00", "-1.78")), "what_fits");
+        assertThat(fits.get("text").asText()).contains("= 1.13", "that plus one request's KV cache exceeds the total 29.49 GiB");
+        assertThat(fits.get("advice").toString()).contains("lower max_model_len so that one request's KV cache fits");
+    }
 }
