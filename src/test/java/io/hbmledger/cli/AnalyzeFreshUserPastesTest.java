@@ -292,4 +292,18 @@ class AnalyzeFreshUserPastesTest {
         assertThat(fits.get("text").asText()).contains("= 1.13", "that plus one request's KV cache exceeds the total 29.49 GiB");
         assertThat(fits.get("advice").toString()).contains("lower max_model_len so that one request's KV cache fits");
     }
+
+    /** A file of blank lines, or of a byte order mark and nothing else, was "format not recognised". */
+    @Test
+    void blankFilesAreSaidToBeBlank() throws Exception {
+        Path bom = tmp.resolve("bom.txt");
+        Files.write(bom, new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '\n'});
+        Path blank = tmp.resolve("blank.txt");
+        Files.writeString(blank, "\n  \r\n\t\n");
+        CliRun r = CliRun.of("evidence", bom.toString(), blank.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("bom.txt: line 1: the file holds only blank lines after a byte order mark;")
+                .contains("blank.txt: line 1: the file holds only blank lines;").doesNotContain("format not recognised");
+    }
 }
