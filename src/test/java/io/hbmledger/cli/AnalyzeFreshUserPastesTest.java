@@ -306,4 +306,17 @@ class AnalyzeFreshUserPastesTest {
         assertThat(r.err()).contains("bom.txt: line 1: the file holds only blank lines after a byte order mark;")
                 .contains("blank.txt: line 1: the file holds only blank lines;").doesNotContain("format not recognised");
     }
+
+    /**
+     * Two instances at 0.45 + 0.45 = 0.9 (stated in the prose and the second's log): they fit by
+     * vLLM's arithmetic, yet the advice was "e.g. 2 x 0.45 = 0.9", the settings that failed.
+     */
+    @Test
+    void sharesThatFitAreNotAdvisedAgain() throws Exception {
+        JsonNode f = only(analyze("two.md", "在同一张910B4上启动两个vllm实例，第一个 --gpu-memory-utilization 0.45 正常，第二个也设置0.45，结果报错。\n\n```\n"
+                + ASCEND_TWO_INSTANCES.formatted("10.0000") + "```\n"), "over_subscribed");
+        assertThat(SharedCasesAnalyzeTest.figure(f, "utilization_sum").get("value").asDouble()).isEqualTo(0.9);
+        assertThat(f.get("advice").get(0).asText()).startsWith("These shares already sum to at most ~0.9")
+                .doesNotContain("2 x 0.45");
+    }
 }
