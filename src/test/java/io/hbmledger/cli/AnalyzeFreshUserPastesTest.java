@@ -319,4 +319,18 @@ class AnalyzeFreshUserPastesTest {
         assertThat(f.get("advice").get(0).asText()).startsWith("These shares already sum to at most ~0.9")
                 .doesNotContain("2 x 0.45");
     }
+
+    /** A model directory with the index but no shard (a partial download) said only "no safetensors headers". */
+    @Test
+    void weightsOfAnIndexWithoutShardsNamesTheMissingShards() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("partial download"));
+        Files.writeString(dir.resolve("model.safetensors.index.json"), "{\"metadata\": {\"total_size\": 1024},"
+                + " \"weight_map\": {\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
+                + " \"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}\n");
+        CliRun r = CliRun.of("weights", dir.toString(), "--tp", "1");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("names 2 shard file(s), e.g. model-0000", "none of them is in the directory",
+                "pass the directory that holds the shards or config.json");
+    }
 }
