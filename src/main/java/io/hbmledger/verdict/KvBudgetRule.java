@@ -103,8 +103,8 @@ final class KvBudgetRule {
                 .append(s.get(Fact.MAX_CONCURRENCY).map(c -> ", maximum concurrency "
                         + String.format(java.util.Locale.ROOT, "%.2fx", c.value())).orElse("")).append('.');
         List<String> advice = new ArrayList<>(List.of(
-                raise.orElse(WhatFitsRule.noneFits(s) ? "No gpu_memory_utilization fits one request on this device"
-                        + " (see what_fits): lower the non-KV memory"
+                raise.map(r -> r + ", or lower the non-KV memory").orElse(WhatFitsRule.noneFits(s)
+                        ? "No gpu_memory_utilization fits one request on this device (see what_fits): lower the non-KV memory"
                         : "Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : "")
                         + ", or lower the non-KV memory") + ": a smaller activation peak"
                         + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"

@@ -65,7 +65,10 @@ final class WhatFitsRule {
             return parts;
         }
         Optional<Figure> budget = KvBudgetRule.budget(s);
-        if (budget.isPresent() && s.has(Fact.KV_CACHE)) {
+        // a KV cache of 0 is vllm-ascend's clamp (max(budget - peak, 0)): budget - 0 is only a lower
+        // bound of the non-KV memory, and "0.48 serves one request" was advised below 14.24 GiB of
+        // weights in a 13.27 GiB budget (fresh-user finding)
+        if (budget.isPresent() && s.has(Fact.KV_CACHE) && s.fact(Fact.KV_CACHE).bytes() != 0) {
             return Optional.of(Arith.minus("needed_before_kv", budget.get(), s.fact(Fact.KV_CACHE)));
         }
         return Optional.empty();

@@ -195,6 +195,32 @@ class AnalyzeFreshUserPastesTest {
         JsonNode rest = entry(report, "activation_peak_and_non_torch");
         assertThat(rest.get("confidence").asText()).isEqualTo("unknown");
         assertThat(rest.get("note").asText()).contains("exceed it by 1041501048 B");
+        // the advice keeps its second half after the clamp's own sentence
+        assertThat(f.get("advice").toString()).contains("the engine prints 0 for any shortfall), if that much is free at"
+                + " start, or lower the non-KV memory: a smaller activation peak");
+    }
+
+    /**
+     * With a clamped 0 and a checkpoint's KV bytes per token, what_fits had "13.27 GiB needed
+     * before any KV" (budget - 0) and advised 0.48, below the 14.24 GiB of weights alone. The
+     * non-KV memory is unknown there, so what_fits does not answer.
+     */
+    @Test
+    void aClampedZeroGivesNoWhatFitsAnswer() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("model"));
+        Files.writeString(dir.resolve("config.json"), "{\"architectures\": [\"Qwen2ForCausalLM\"], \"hidden_size\": 3584,"
+                + " \"num_hidden_layers\": 28, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
+                + " \"intermediate_size\": 18944, \"vocab_size\": 152064, \"torch_dtype\": \"bfloat16\","
+                + " \"max_position_embeddings\": 32768}\n");
+        Path log = tmp.resolve("ascend-mm.log");
+        Files.writeString(log, ASCEND_TWO_INSTANCES.formatted("14.2397").replace("'gpu_memory_utilization': 0.45}",
+                "'gpu_memory_utilization': 0.45, 'max_model_len': 4096}"));
+        JsonNode report = AnalyzeFindingsTest.json(CliRun.of("analyze", log.toString(), "--model-dir", dir.toString(),
+                "--no-write", "--format", "json"));
+        for (JsonNode f : report.get("findings")) {
+            assertThat(f.get("kind").asText()).as(f.toString()).isNotEqualTo("what_fits");
+        }
+        assertThat(only(report, "kv_negative").get("advice").toString()).doesNotContain("see what_fits");
     }
 
     /**
