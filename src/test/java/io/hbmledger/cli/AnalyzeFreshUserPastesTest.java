@@ -359,4 +359,45 @@ class AnalyzeFreshUserPastesTest {
         assertThat(r.err()).contains("names 2 shard file(s), e.g. model-0000", "none of them is in the directory",
                 "pass the directory that holds the shards or config.json");
     }
+
+    /** A Qwen2.5-7B-shaped config.json: 28 layers, 4 KV heads of 128, bfloat16; 32768 positions. */
+    private Path qwen7b() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("qwen7b"));
+        Files.writeString(dir.resolve("config.json"), "{\"architectures\": [\"Qwen2ForCausalLM\"], \"hidden_size\": 3584,"
+                + " \"num_hidden_layers\": 28, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
+                + " \"intermediate_size\": 18944, \"vocab_size\": 152064, \"torch_dtype\": \"bfloat16\","
+                + " \"max_position_embeddings\": 32768}\n");
+        return dir.resolve("config.json");
+    }
+
+    /** 0 tokens or sequences was planned: "max_concurrency Infinity", "served_concurrency 0.00". */
+    @Test
+    void planRefusesZeroLengthsAndSequences() throws Exception {
+        String config = qwen7b().toString();
+        CliRun len = CliRun.of("plan", config, "--device", "910B4", "--max-model-len", "0");
+        assertThat(len.exit()).isEqualTo(2);
+        assertThat(len.out()).isEmpty();
+        assertThat(len.err()).contains("--max-model-len 0: expected tokens, at least 1");
+        CliRun seqs = CliRun.of("plan", config, "--device", "910B4", "--max-num-seqs", "0");
+        assertThat(seqs.exit()).isEqualTo(2);
+        assertThat(seqs.err()).contains("--max-num-seqs 0: expected sequences, at least 1");
+        CliRun sweep = CliRun.of("plan", config, "--device", "910B4", "--sweep", "max-model-len=4096,0");
+        assertThat(sweep.exit()).isEqualTo(2);
+        assertThat(sweep.err()).contains("--sweep max-model-len=0: out of range");
+    }
+
+    /**
+     * --sweep with vLLM's Python name, and the "fits" column against the length the plan used:
+     * without --max-model-len, max_position_embeddings (32768 = 256 blocks of 128). At 0.55 the
+     * KV budget holds some blocks but fewer than 256 (concurrency below 1): "no", where the row
+     * said "yes" for any block at all while the plan's note said "does not fit"; at 0.9 one
+     * request fits: "yes".
+     */
+    @Test
+    void planSweepTakesVllmsPythonNameAndFitsAtTheModelsLength() throws Exception {
+        CliRun r = CliRun.of("plan", qwen7b().toString(), "--device", "910B4", "--sweep", "gpu_memory_utilization=0.55,0.9");
+        assertThat(r.exit()).as(r.err()).isEqualTo(0);
+        assertThat(r.out()).contains("sweep over gpu-memory-utilization:").containsPattern("\\n  0\\.55 .* 0\\.\\d\\d +no\\n")
+                .containsPattern("\\n  0\\.9 .* yes\\n");
+    }
 }
