@@ -132,6 +132,11 @@ public final class PlanCommand implements Callable<Integer> {
         }
         check(utilization == null || utilization > 0 && utilization <= 1, "--gpu-memory-utilization " + utilization + ": expected a share in (0, 1]");
         check(capacityGib == null || capacityGib > 0, "--capacity " + capacityGib + ": expected GiB above 0");
+        // 0 was taken: "max_concurrency Infinity", "served_concurrency 0.00" (fresh-user finding)
+        check(maxModelLen == null || maxModelLen >= 1, "--max-model-len " + maxModelLen + ": expected tokens, at least 1");
+        check(maxNumSeqs == null || maxNumSeqs >= 1, "--max-num-seqs " + maxNumSeqs + ": expected sequences, at least 1");
+        check(maxNumBatchedTokens == null || maxNumBatchedTokens >= 1, "--max-num-batched-tokens " + maxNumBatchedTokens
+                + ": expected tokens, at least 1");
         check(kvCacheDtype == null || "auto".equalsIgnoreCase(kvCacheDtype) || kvCacheDtype.toLowerCase(Locale.ROOT).startsWith("fp8")
                 || ModelConfig.dtypeBytes(kvCacheDtype) != null, "--kv-cache-dtype " + kvCacheDtype + ": expected auto, fp8, int8, bfloat16 or float16");
         RunReading cal = null;
@@ -206,7 +211,8 @@ public final class PlanCommand implements Callable<Integer> {
     private Sweep sweep(PlanModel m, int t, int p, int d, DeviceSpec spec, Long capacity, PlanSettings s, Calibration cal)
             throws BadInputException {
         int eq = sweep.indexOf('=');
-        String name = eq < 0 ? sweep : sweep.substring(0, eq).replaceFirst("^--", "");
+        // vLLM's Python name (gpu_memory_utilization) as well as its option's (fresh-user finding)
+        String name = eq < 0 ? sweep : sweep.substring(0, eq).replaceFirst("^--", "").replace('_', '-');
         check(eq > 0 && Sweep.SETTINGS.contains(name), "--sweep " + sweep + ": expected SETTING=a,b,c with SETTING one of "
                 + String.join(", ", Sweep.SETTINGS));
         List<Sweep.Row> rows = new ArrayList<>();
@@ -222,13 +228,18 @@ public final class PlanCommand implements Callable<Integer> {
                     default -> s;
                 };
                 int tpx = name.equals("tp") ? Integer.parseInt(value) : t;
-                check(tpx >= 1 && x.utilization() > 0 && x.utilization() <= 1, "--sweep " + name + "=" + value + ": out of range");
+                check(tpx >= 1 && x.utilization() > 0 && x.utilization() <= 1 && positive(x.maxModelLen())
+                        && positive(x.maxNumSeqs()) && positive(x.maxNumBatchedTokens()), "--sweep " + name + "=" + value + ": out of range");
                 rows.add(new Sweep.Row(value, Planner.plan(input(m, tpx, p, d, spec, capacity, x, cal))));
             } catch (NumberFormatException e) {
                 throw new BadInputException("--sweep " + name + "=" + value + ": expected a number");
             }
         }
         return new Sweep(name, rows);
+    }
+
+    private static boolean positive(Integer n) {
+        return n == null || n >= 1;
     }
 
     private PlanInput input(PlanModel m, int t, int p, int d, DeviceSpec spec, Long capacity, PlanSettings s, Calibration cal)

@@ -84,6 +84,13 @@ public final class EvidenceReaders {
                 return reader.read(file, displayPath, head);
             }
         }
+        if (head.size() <= head.head().length && head.text().replace("\uFEFF", "").isBlank()) {
+            // a byte order mark or blank lines alone said "format not recognised" (fresh-user finding)
+            byte[] b = head.head();
+            boolean bom = b.length >= 2 && (b[0] == (byte) 0xEF || b[0] == (byte) 0xFE || b[0] == (byte) 0xFF);
+            return unknown(displayPath, "line 1: the file holds only blank lines" + (bom ? " after a byte order mark" : "") + "; expected npu-smi, nvidia-smi, vLLM log, msprof, safetensors"
+                    + " or config.json content");
+        }
         FileHead.Damage damage = head.damage();
         String found = damage.binary()
                 ? "line " + damage.first() + ": format not recognised: binary content (NUL or control bytes on "

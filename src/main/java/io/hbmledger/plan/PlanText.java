@@ -71,11 +71,19 @@ public final class PlanText {
         }
     }
 
-    /** "yes", "no", or "unknown" when the KV budget is not known. */
+    /**
+     * "yes", "no", or "unknown" when the KV budget is not known. With a max_model_len, given or
+     * the model's max_position_embeddings, one request of it must fit: a row said "yes" at 0.91
+     * concurrency while the plan's note said "does not fit" (fresh-user finding).
+     */
     static String fits(Plan q) {
         Figure tokens = q.figure("kv_tokens").orElse(null);
         if (tokens == null || !tokens.known()) {
             return "unknown";
+        }
+        Figure concurrency = q.figure("max_concurrency").orElse(null);
+        if (concurrency != null && concurrency.known()) {
+            return concurrency.value() >= 1 ? "yes" : "no";
         }
         Integer len = q.settings().maxModelLen();
         return len == null ? (tokens.value() > 0 ? "yes" : "no") : tokens.value() >= len ? "yes" : "no";

@@ -75,9 +75,16 @@ final class CoTenantsRule {
                         ? "capacity is " + gib(total) + " (the engine sees somewhat less)" : "engine sees " + gib(total)) + (over ? ", which cannot fit; each utilization is a share of the whole total,"
                 + " not a cumulative fill level." : ".");
         List<String> advice = new ArrayList<>();
-        advice.add("Give the " + n + " instances shares that sum to at most ~" + ratio(SIDE_BY_SIDE) + ", e.g. "
-                + n + " x " + ratio(each) + " = " + ratio(round(n * each)) + " -> " + n + " x "
-                + gib(eachBytes) + " = " + gibNumber(n * eachBytes.bytes()) + " GiB.");
+        if (sum <= SIDE_BY_SIDE + 1e-9) {
+            // "e.g. 2 x 0.45" was advised to a user whose two instances ran at 0.45 each (fresh-user finding)
+            advice.add("These shares already sum to at most ~" + ratio(SIDE_BY_SIDE) + ", so they fit side by side by"
+                    + " vLLM's arithmetic; if an instance still found no room, the other findings say why (an engine"
+                    + " that counts the other instances' memory as its own, memory outside the budgets).");
+        } else {
+            advice.add("Give the " + n + " instances shares that sum to at most ~" + ratio(SIDE_BY_SIDE) + ", e.g. "
+                    + n + " x " + ratio(each) + " = " + ratio(round(n * each)) + " -> " + n + " x "
+                    + gib(eachBytes) + " = " + gibNumber(n * eachBytes.bytes()) + " GiB.");
+        }
         if (last != null && last.refusal() != null && n >= 3) {
             figures.addAll(earlierBound(shares, total, advice));
         }

@@ -113,10 +113,15 @@ final class DeviceWideBudget {
                     + gib(heldBy) + " too: set it above " + ratio(share.value()) + " plus its own weights, activation"
                     + " peak and KV cache, or free that memory, or give it a device of its own.";
         } else {
+            // vllm-ascend's case and example only where its line is in the log: on a CUDA host the
+            // advice named vllm-ascend and its issue (fresh-user finding)
             advice = "If another instance or service holds memory on this device, this instance's gpu_memory_utilization"
-                    + " must cover that memory too on vllm-ascend: set it above the share the others hold plus its own"
-                    + " weights, activation peak and KV cache (vllm-ascend #7308: 0.3 then 0.6 starts both, 0.3 and 0.3"
-                    + " does not); or give it a device of its own.";
+                    + " must cover that memory too " + (ascend ? "on vllm-ascend" : "on a vLLM release that counts it")
+                    + ": set it above the share the others hold plus its own weights, activation peak and KV cache ("
+                    + (ascend ? "vllm-ascend #7308: 0.3 then 0.6 starts both, 0.3 and 0.3 does not"
+                            : "vLLM 0.6.4's engine arguments: with 50% of the memory used before the start, 0.9 leaves the"
+                            + " instance 40%")
+                    + "); or give it a device of its own.";
         }
         text.append('.');
         boolean seen = !run.peerUtilizations().isEmpty() || run.devices().stream().anyMatch(d -> s.devices().contains(d.device())

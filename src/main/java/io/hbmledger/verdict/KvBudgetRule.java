@@ -103,8 +103,10 @@ final class KvBudgetRule {
                 .append(s.get(Fact.MAX_CONCURRENCY).map(c -> ", maximum concurrency "
                         + String.format(java.util.Locale.ROOT, "%.2fx", c.value())).orElse("")).append('.');
         List<String> advice = new ArrayList<>(List.of(
-                raise.orElse("Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : ""))
-                        + ", or lower the non-KV memory: a smaller activation peak"
+                raise.map(r -> r + ", or lower the non-KV memory").orElse(WhatFitsRule.noneFits(s)
+                        ? "No gpu_memory_utilization fits one request on this device (see what_fits): lower the non-KV memory"
+                        : "Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : "")
+                        + ", or lower the non-KV memory") + ": a smaller activation peak"
                         + " (smaller max_num_batched_tokens / max_model_len), fewer or smaller weights per device"
                         + " (a quantized model, more tensor parallelism)."));
         // other instances on the device: vllm-ascend counts them in this one's peak (DeviceWideBudget)
@@ -232,8 +234,10 @@ final class KvBudgetRule {
         text.append(". The log does not print every part of the budget, so the shortfall is unknown.");
         String weights = s.get(Fact.WEIGHTS).map(w -> " The weights alone take " + gib(w)
                 + ", so the share must be well above " + gib(w) + " / the device's total.").orElse("");
-        List<String> advice = new ArrayList<>(List.of("Raise gpu_memory_utilization"
-                + (WhatFitsRule.answers(s) ? " (see what_fits)" : "") + ", or lower the non-KV memory: a smaller"
+        List<String> advice = new ArrayList<>(List.of((WhatFitsRule.noneFits(s)
+                ? "No gpu_memory_utilization fits one request on this device (see what_fits): lower the non-KV memory"
+                : "Raise gpu_memory_utilization" + (WhatFitsRule.answers(s) ? " (see what_fits)" : "")
+                + ", or lower the non-KV memory") + ": a smaller"
                 + " activation peak (max_num_batched_tokens), fewer weights per device (quantization, more tensor"
                 + " parallelism)." + weights));
         DeviceWideBudget.of(s, run).ifPresent(p -> {

@@ -45,7 +45,16 @@ final class KvPartialBudget {
         }
         String share = s.has(Fact.UTILIZATION, Fact.TOTAL_SEEN) ? ratio(s.fact(Fact.UTILIZATION).value()) + " x "
                 + gib(s.fact(Fact.TOTAL_SEEN)) + " = " : "";
-        if (budget.isPresent() && weights.isPresent()) {
+        if (clamped && budget.isPresent() && weights.isPresent() && weights.get().bytes() > budget.get().bytes()) {
+            // the clamped 0 says only that the peak reached the budget: with the weights above it,
+            // "activation peak and non-torch memory at least -0.97 GiB" said nothing (fresh-user finding)
+            Figure over = Arith.minus("weights_over_budget", weights.get(), budget.get());
+            figures.add(over);
+            text.append(". Of its budget ").append(share).append(gib(budget.get())).append(", the weights alone take ")
+                    .append(gib(weights.get())).append(", ").append(gib(over)).append(" more than the whole budget (")
+                    .append(Arith.gib(weights.get())).append(" - ").append(gib(budget.get()))
+                    .append("), before any activation peak or non-torch memory");
+        } else if (budget.isPresent() && weights.isPresent()) {
             Figure rest = Arith.minus("activation_peak_and_non_torch", Arith.minus("budget_less_weights", budget.get(),
                     weights.get()), kv);
             figures.add(rest);

@@ -30,11 +30,33 @@ final class OomRule {
         return out;
     }
 
+    /**
+     * True when the rank's one ledger device is another than the device the message names and
+     * the message's index is the rank's own (vLLM's workers use device local_rank among the
+     * visible ones; a server without ranks uses device 0): the ledger's name is then the same
+     * card under its host number. Any other index (a Ray worker's npu:15 beside an assumed
+     * device 0) stays as printed.
+     */
+    private static boolean renumbered(ServerFacts s, String device) {
+        if (s.devices().size() != 1) {
+            return false;
+        }
+        String ledger = s.devices().get(0);
+        String index = device.substring(device.lastIndexOf(':') + 1);
+        return !ledger.equals(device) && !ledger.startsWith(device + "/")
+                && index.equals(String.valueOf(s.rank() == null ? 0 : s.rank()));
+    }
+
     private static Finding finding(ServerFacts s, ServerFacts.Oom oom, RunFacts.Accelerator run) {
         Figure tried = s.fact(Fact.OOM_TRIED).named("tried_to_allocate");
         List<Figure> figures = new ArrayList<>(List.of(tried));
         StringBuilder text = new StringBuilder("Out of memory");
-        if (oom.device() != null) {
+        if (oom.device() != null && renumbered(s, oom.device())) {
+            // torch numbers the devices the process sees (ASCEND_RT_VISIBLE_DEVICES=2,3: rank 0's "NPU 0"
+            // is npu:2): the finding said npu:0 beside a table row npu:2/chip:0 (fresh-user finding)
+            text.append(" on ").append(s.devices().get(0)).append(" (").append(s.rank() == null ? "" : "rank " + s.rank() + "; ")
+                    .append("the message's ").append(oom.device()).append(", numbered among the devices the process sees)");
+        } else if (oom.device() != null) {
             text.append(" on ").append(oom.device()).append(s.rank() == null ? "" : " (rank " + s.rank() + ")");
         } else if (s.rank() != null) {
             text.append(" on rank ").append(s.rank());
@@ -74,9 +96,11 @@ final class OomRule {
                 if (outside.bytes() >= 0) {
                     figures.add(outside);
                     text.append("; ").append(gib(outside)).append(" (").append(outside.arithmetic())
-                            .append(") was outside PyTorch's allocator: the runtime context, communication buffers")
-                            .append(oom.processes().size() > 1 ? ", other processes" : "")
-                            .append(s.has(Fact.OOM_THIS_PROCESS) ? "" : " and any other process");
+                            .append(") was outside PyTorch's allocator: the runtime context")
+                            // "..., other processes and any other process" with a process list (fresh-user finding)
+                            .append(oom.processes().size() > 1 ? ", communication buffers and the other processes"
+                                    : s.has(Fact.OOM_THIS_PROCESS) ? " and communication buffers"
+                                    : ", communication buffers and any other process");
                     foreign = OomPlacement.foreign(outside, total, reserved);
                     outsideShown = outside;
                 }
@@ -177,7 +201,7 @@ final class OomRule {
         } else if (listed.size() > 1) {
             figures.addAll(listed);
             text.append(" The driver lists ").append(listed.size()).append(" processes on the device: ")
-                    .append(names(listed)).append("; all but the failing one are other tenants (see other_tenant).");
+                    .append(names(listed)).append("; all but the failing one (the message does not say which) are other tenants.");
         }
     }
 

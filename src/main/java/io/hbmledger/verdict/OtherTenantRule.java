@@ -52,11 +52,13 @@ final class OtherTenantRule {
             boolean serverNamed = d.processes().stream().anyMatch(DeviceFacts.ProcessFacts::server);
             String text = d.device() + " also holds " + (others.size() == 1 ? "a process" : others.size() + " processes")
                     + " not tied to the server by the evidence: " + names + "."
-                    + (serverNamed ? "" : " No evidence names the server's own pids, so none is counted as the"
-                    + " server's; a second server instance would show here.");
+                    + (serverNamed ? "" : notNamed(run.serverPids()));
             List<String> advice = new ArrayList<>();
-            advice.add("Name the server's pids (--server-pid, or a log that prints them) to separate it from other"
-                    + " tenants" + (allKnown ? "; the others hold " + io.hbmledger.ledger.Units.gib(sum) + "." : "."));
+            advice.add((serverNamed || run.serverPids().isEmpty()
+                    ? "Name the server's pids (--server-pid, or a log that prints them)"
+                    : "Give the server's pids as this table lists them (--server-pid; from a container, the host's pids)")
+                    + " to separate it from other tenants"
+                    + (allKnown ? "; the others hold " + io.hbmledger.ledger.Units.gib(sum) + "." : "."));
             List<String> vllmNamed = others.stream().filter(p -> p.name() != null && VLLM_TITLE.matcher(p.name()).find())
                     .map(p -> "pid " + p.pid() + " " + p.name()).toList();
             if (!vllmNamed.isEmpty()) {
@@ -69,5 +71,21 @@ final class OtherTenantRule {
                     figures, advice));
         }
         return out;
+    }
+
+    /**
+     * Why no row is the server's. When the log names the server's pids and none is in the table,
+     * "no evidence names the server's own pids" was wrong (fresh-user finding): the ledger's
+     * note says the same as this sentence.
+     */
+    private static String notNamed(List<Long> serverPids) {
+        if (serverPids.isEmpty()) {
+            return " No evidence names the server's own pids, so none is counted as the server's; a second server"
+                    + " instance would show here.";
+        }
+        return " None of the server's pids that the evidence names (" + serverPids.stream().map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(", ")) + ") is in this table: a container shows other pids"
+                + " than the host, or the server was not running when the table was taken; so none is counted as the"
+                + " server's.";
     }
 }

@@ -11,23 +11,26 @@ import java.util.List;
  * @param peerUtilizations utilizations of other instances sharing the devices, in start order,
  *     when the user or the run names them (the instances whose logs the run does not hold)
  * @param accelerator which accelerator the evidence shows, for the findings' wording
+ * @param serverPids the pids the evidence ties to the server (its log's worker prefixes,
+ *     {@code --server-pid}, the collect record), in ascending order; empty when none is named
  * @param otherServices serving programs other than vLLM that the evidence's prose names, one per
  *     program, in the order named: they hold memory of their own on a card they share
  */
 public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
-                       Accelerator accelerator, List<OtherService> otherServices) {
+                       Accelerator accelerator, List<Long> serverPids, List<OtherService> otherServices) {
 
     public RunFacts {
         servers = List.copyOf(servers);
         devices = List.copyOf(devices);
         peerUtilizations = List.copyOf(peerUtilizations);
+        serverPids = List.copyOf(serverPids);
         otherServices = List.copyOf(otherServices);
     }
 
-    /** A run whose evidence names no other serving program. */
+    /** Facts of a run whose evidence names no server pid and no other serving program. */
     public RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
                     Accelerator accelerator) {
-        this(servers, devices, peerUtilizations, accelerator, List.of());
+        this(servers, devices, peerUtilizations, accelerator, List.of(), List.of());
     }
 
     /**

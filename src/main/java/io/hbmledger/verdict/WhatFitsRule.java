@@ -46,6 +46,18 @@ final class WhatFitsRule {
         return perToken(s).isPresent() && nonKv(s).isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN);
     }
 
+    /**
+     * Whether no utilization serves one request: the non-KV memory plus one request's KV cache
+     * exceed the total the engine sees. Then "raise gpu_memory_utilization" is no advice.
+     */
+    static boolean noneFits(ServerFacts s) {
+        if (!answers(s)) {
+            return false;
+        }
+        long need = nonKv(s).get().bytes() + perToken(s).get().bytes() * Math.round(s.fact(Fact.MAX_MODEL_LEN).value());
+        return need > s.fact(Fact.TOTAL_SEEN).bytes();
+    }
+
     /** The memory the budget holds besides the KV cache. */
     private static Optional<Figure> nonKv(ServerFacts s) {
         Optional<Figure> parts = KvBudgetRule.beforeKv(s);
@@ -53,7 +65,10 @@ final class WhatFitsRule {
             return parts;
         }
         Optional<Figure> budget = KvBudgetRule.budget(s);
-        if (budget.isPresent() && s.has(Fact.KV_CACHE)) {
+        // a KV cache of 0 is vllm-ascend's clamp (max(budget - peak, 0)): budget - 0 is only a lower
+        // bound of the non-KV memory, and "0.48 serves one request" was advised below 14.24 GiB of
+        // weights in a 13.27 GiB budget (fresh-user finding)
+        if (budget.isPresent() && s.has(Fact.KV_CACHE) && s.fact(Fact.KV_CACHE).bytes() != 0) {
             return Optional.of(Arith.minus("needed_before_kv", budget.get(), s.fact(Fact.KV_CACHE)));
         }
         return Optional.empty();
@@ -132,15 +147,25 @@ final class WhatFitsRule {
                     .append(tokens).append(" tokens");
         }
         text.append('.');
-        if (minUtil.value() > 1.0) {
-            text.append(" No utilization fits on this device: the non-KV memory alone exceeds it.");
+        String advice;
+        if (need.bytes() > total.bytes()) {
+            // "at least 1.29" was the advice here, under "no utilization fits" (fresh-user finding)
+            boolean nonKvAlone = nonKv.bytes() > total.bytes();
+            text.append(" No utilization fits on this device: ").append(nonKvAlone
+                    ? "the memory needed before any KV cache alone exceeds the total " + gib(total) + "."
+                    : "that plus one request's KV cache exceeds the total " + gib(total) + ".");
+            advice = "No gpu_memory_utilization serves one request on this device: "
+                    + (nonKvAlone ? "" : "lower max_model_len so that one request's KV cache fits, ")
+                    + "give each device fewer weights (a quantized model, more tensor parallelism)"
+                    + " or lower the activation peak (max_num_batched_tokens).";
         } else {
             text.append(" That needs ").append(gib(need)).append(" free on the device when vLLM starts.");
+            advice = "Set gpu_memory_utilization to at least " + ratio(minUtil.value())
+                    + " if that much is free at start, or lower the activation peak (max_num_batched_tokens,"
+                    + " max_model_len) so that less is needed before the KV cache.";
         }
         return new Finding(Finding.Kind.WHAT_FITS, Finding.Severity.INFO, s.devices(), s.instance(), text.toString(),
-                figures, List.of("Set gpu_memory_utilization to at least " + ratio(minUtil.value())
-                + " if that much is free at start, or lower the activation peak (max_num_batched_tokens,"
-                + " max_model_len) so that less is needed before the KV cache."));
+                figures, List.of(advice));
     }
 
     private static Confidence derivedAtMostInferred(Figure f) {

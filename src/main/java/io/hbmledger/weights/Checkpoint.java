@@ -89,9 +89,13 @@ public record Checkpoint(List<CheckpointTensor> tensors, Source source, ModelCon
             return new Checkpoint(tensors, Source.HEADERS, config, notes);
         }
         if (config == null) {
+            // an index without its shards (a partial download) said only "no safetensors headers" (fresh-user finding)
+            String shards = m.index() == null || !m.lfsPointers().isEmpty() || m.index().shards().isEmpty() ? ""
+                    : " (" + m.index().name() + " names " + m.index().shards().size() + " shard file(s), e.g. "
+                    + m.index().shards().get(0) + ", and none of them is in the directory)";
             throw new EvidenceException(where, 0, "no weights to size: no safetensors headers"
-                    + (m.lfsPointers().isEmpty() ? "" : " (only Git LFS pointers; run `git lfs pull`)")
-                    + " and no config.json to estimate from");
+                    + (m.lfsPointers().isEmpty() ? "" : " (only Git LFS pointers; run `git lfs pull`)") + shards
+                    + " and no config.json to estimate from; pass the directory that holds the shards or config.json");
         }
         List<CheckpointTensor> est;
         try {

@@ -160,6 +160,22 @@ class AnalyzeCheckpointTest {
         assertThat(entry(d, "weights_checkpoint").get("note").asText()).contains("likely, closest first: no tensor parallelism");
     }
 
+    /**
+     * 1.0000 GB against the 14B checkpoint's 6.88 GiB share at TP 4: no alternative comes within
+     * the 2% tolerance (137.6 MiB), so none is named as the explanation (fresh-user finding: "closest
+     * explanation: as planned ... off by -13.27 GiB").
+     */
+    @Test
+    void aDifferenceNothingExplainsIsNotCalledExplained() throws Exception {
+        String log = "(VllmWorker rank=0 pid=1201) INFO 11-29 10:00:41 [model_runner.py:1100] Loading model weights took 1.0000 GB\n";
+        Path run = run(log, ", \"model_dir\": \"model\"", "");
+        JsonNode c = check(analyze("analyze", run.toString(), "--format", "json", "--no-write").get("devices").get(0),
+                "weights_vs_checkpoint");
+        assertThat(c.get("status").asText()).isEqualTo("warn");
+        assertThat(c.get("detail").asText()).contains("no explanation tried fits within", "the closest: ")
+                .doesNotContain("closest explanation");
+    }
+
     @Test
     void kvLeftOverBeyondOneBlockWarnsInLayers() throws Exception {
         // 25.00 GiB - 24.00 GiB = 1 GiB left over; one layer's KV at 524,288 tokens is 24 GiB / 48 = 0.5 GiB

@@ -30,6 +30,10 @@ enum PasteLine {
                     + "|NVIDIA-SMI|No running processes found"
                     + "|^(?:NPU ID|Chip ID|Chip Count|(?:HBM|DDR|Memory) (?:Capacity\\(MB\\)|Usage Rate\\(%\\)))\\s*:"
                     + "|^Process id\\s*:\\s*\\d+|^No process in device"
+                    // the date nvidia-smi prints above its table ("Tue Jun 10 09:12:44 2025"): as prose it
+                    // stood between the table and the sentence saying when it was taken (fresh-user finding)
+                    + "|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \\d]\\d"
+                    + " \\d\\d:\\d\\d:\\d\\d \\d{4}$"
                     + "|" + PROMPT + "(?:npu-smi\\s+info\\b|nvidia-smi(?:\\s+-|\\s*$))");
     private static final Pattern LOG_LINE = Pattern.compile(
             "\\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\\s+(?:\\d{4}-)?\\d\\d-\\d\\d\\s+\\d\\d:\\d\\d:\\d\\d"

@@ -116,8 +116,13 @@ public final class CheckpointWeightsRule implements DeviceRule {
             d.check(new Check(CHECK, Check.Status.PASS, detail + ", within " + Units.mib(tolerance)));
         } else {
             WeightsCrossCheck.Alternative best = r.closest();
+            // "closest explanation: as planned (off by -13.27 GiB)" named as an explanation what explains
+            // nothing (fresh-user finding: a 14B checkpoint beside a 7B log)
+            boolean explains = Math.abs(best.difference()) <= tolerance;
             d.check(new Check(CHECK, Check.Status.WARN, detail + ", more than " + Units.mib(tolerance)
-                    + "; closest explanation: " + best.reason() + " (" + Units.gib(best.perDeviceBytes()) + ", off by "
+                    + (explains ? "; closest explanation: " : "; no explanation tried fits within " + Units.mib(tolerance)
+                            + " (is the checkpoint the model that was served?); the closest: ")
+                    + best.reason() + " (" + Units.gib(best.perDeviceBytes()) + ", off by "
                     + signedGib(best.difference()) + ")"));
         }
     }

@@ -52,6 +52,27 @@ public final class ProfilePeakRule implements DeviceRule {
         long rest = peak - w;
         String arithmetic = "profile peak = floor(" + util.get().t().o().text() + " x " + t + " - " + a + ") = "
                 + peak + " B; minus weights " + w + " B = " + rest + " B (" + Units.gib(rest) + ")";
+        if (a == 0) {
+            // vllm-ascend prints max(T x u - peak, 0): a 0 says only that the peak reached the budget.
+            // With the weights above the budget that is no contradiction (a warning called such a
+            // log's figures impossible; fresh-user finding), and any rest is a lower bound.
+            String clamp = "vllm-ascend printed Available memory 0, its max(budget - peak, 0), so the peak is at least"
+                    + " the budget " + budget + " B (" + Units.gib(budget) + ")";
+            if (rest < 0) {
+                d.decide(Entry.unknown(Component.PROFILE_PEAK_REST, "not worked out: " + clamp + ", and the weights "
+                        + w + " B alone exceed it by " + (-rest) + " B (" + Units.gib(-rest) + "): the rest of the peak"
+                        + " is not printed"));
+                return;
+            }
+            d.decide(new Entry(Component.PROFILE_PEAK_REST, rest, Confidence.INFERRED,
+                    List.of(util.get().t().source(), avail.get().t().source(), total.get().t().source(),
+                            weights.get().sources().get(0)),
+                    "at least this much: " + clamp + "; minus the weights, activation peak and non-torch memory"
+                            + " together; the activations are freed before ready, so not in the sum",
+                    "startup", false, "profile peak >= floor(" + util.get().t().o().text() + " x " + t + ") = " + peak
+                            + " B; minus weights " + w + " B: at least " + rest + " B (" + Units.gib(rest) + ")"));
+            return;
+        }
         if (rest < 0) {
             // The peak includes the weights, so this cannot be negative for figures of one start:
             // the lines come from different runs, or vLLM printed rounded or unrelated figures.
