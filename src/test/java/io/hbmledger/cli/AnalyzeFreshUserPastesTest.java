@@ -327,10 +327,12 @@ class AnalyzeFreshUserPastesTest {
         Path blank = tmp.resolve("blank.txt");
         Files.writeString(blank, "\n  \r\n\t\n");
         CliRun r = CliRun.of("evidence", bom.toString(), blank.toString());
-        assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.out()).isEmpty();
-        assertThat(r.err()).contains("bom.txt: line 1: the file holds only blank lines after a byte order mark;")
-                .contains("blank.txt: line 1: the file holds only blank lines;").doesNotContain("format not recognised");
+        // no evidence is an answer, not bad input (EvidenceNoEvidenceTest): listed, and said on stderr
+        assertThat(r.exit()).isEqualTo(0);
+        assertThat(r.out()).contains("bom.txt  [unknown]  0 observations", "blank.txt  [unknown]  0 observations")
+                .contains("the file is empty (no byte, or blank lines only)");
+        assertThat(r.err()).contains("no evidence found in " + bom, "no evidence found in " + blank)
+                .doesNotContain("format not recognised");
     }
 
     /**
