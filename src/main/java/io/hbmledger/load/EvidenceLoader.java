@@ -55,6 +55,7 @@ public final class EvidenceLoader {
             files = RunInputs.of(RunInputs.expand(req.inputs(), writeUps), opts);
             writeUps.forEach(w -> warn.accept("skipped " + w));
         }
+        FileOptionsCheck.checkServerPids(req.serverPids());
         Layout layout = Deployment.layout(runDir, opts, req.serverPids());
         RunInputs.refuseRepeated(files, runDir);
         CheckpointLoader checkpoints = Deployment.checkpointLoader(runDir, opts, layout);

@@ -31,6 +31,22 @@ final class FileOptionsCheck {
         }
     }
 
+    /**
+     * --server-pid are process ids (> 0): a negative or zero one matches no process in npu-smi's
+     * table, and every process on the card would then be another tenant without a word.
+     */
+    static void checkServerPids(List<Long> pids) throws BadInputException {
+        if (pids == null) {
+            return;
+        }
+        for (Long pid : pids) {
+            if (pid == null || pid <= 0) {
+                throw new BadInputException("--server-pid " + joined(pids) + ": expected process ids, whole numbers"
+                        + " above 0 (the pids npu-smi or nvidia-smi lists for the server), found " + pid);
+            }
+        }
+    }
+
     private static void checkDevices(FileOptions o) throws BadInputException {
         List<Integer> devices = o.devices();
         Set<Integer> seen = new HashSet<>();
@@ -77,7 +93,7 @@ final class FileOptionsCheck {
         }
     }
 
-    private static String joined(List<Integer> ids) {
+    private static String joined(List<? extends Number> ids) {
         return ids.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 }

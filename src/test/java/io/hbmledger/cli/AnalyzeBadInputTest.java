@@ -81,6 +81,11 @@ class AnalyzeBadInputTest {
         r = CliRun.of("analyze", dir.toString(), "--tp", "2");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("a run directory takes them from its run.json");
+        // a pid that no process has would make every process on the card another tenant
+        r = CliRun.of("analyze", f.toString(), "--server-pid", "4312,-1");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("--server-pid 4312,-1: expected process ids, whole numbers above 0").contains("found -1");
     }
 
     private static final Path A3 = Path.of("examples/a3-llama3.1-8b-eagle3");

@@ -7,6 +7,7 @@ import io.hbmledger.ledger.DeviceRule;
 import io.hbmledger.ledger.Entry;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.vllm.LedgerMomentRule;
+import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -36,8 +37,12 @@ public final class MixedMomentsCheck implements DeviceRule {
             }
         }
         if (d.used().known() && d.used().note() != null && d.used().note().contains("without a stated moment")) {
-            odd.add("used (sample without a stated moment: if it was taken at " + d.moment() + ", say so with --moment FILE="
-                    + d.moment() + " or evidence[].moment; otherwise name the moment it was taken at)");
+            // the ledger's moment may be one no file can be given (failed_start): then the names that can
+            odd.add("used (sample without a stated moment: " + (Moment.parse(d.moment()).isPresent()
+                    ? "if it was taken at " + d.moment() + ", say so with --moment FILE=" + d.moment()
+                            + " or evidence[].moment; otherwise name the moment it was taken at)"
+                    : "name the moment it was taken at with --moment FILE=MOMENT, one of " + Moment.names()
+                            + ", or evidence[].moment)"));
         }
         if (odd.isEmpty()) {
             d.check(new Check(Check.MIXED_MOMENTS, Check.Status.PASS,
