@@ -65,6 +65,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter err) throws IOException, EvidenceException, BadInputException {
+        if (o.explain() != null && o.format() != AnalyzeFormat.text) {
+            // it was ignored without a word: the JSON or HTML report came out as if it were not given
+            err.println("hbm-ledger: --explain " + o.explain() + " shows one component as text, not with --format "
+                    + o.format() + ": leave out --format (text is the default), or read the component's lines in the "
+                    + o.format() + " report, which holds every component");
+            err.flush();
+            return Main.EXIT_BAD_INPUT;
+        }
         if (o.inputs().size() == 1 && io.hbmledger.load.NodeRuns.isMultiNode(o.inputs().get(0))) {
             NodeRunAnalysis.Result r = NodeRunAnalysis.run(o.inputs().get(0), o.format(), o.allDevices(), o.noWrite(),
                     UtilizationFlags.figures(o.utilizations()), err);

@@ -86,6 +86,12 @@ class AnalyzeBadInputTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
         assertThat(r.err()).contains("--server-pid 4312,-1: expected process ids, whole numbers above 0").contains("found -1");
+        // --explain is text only: with JSON it was ignored without a word
+        r = CliRun.of("analyze", A3.toString(), "--no-write", "--explain", "kv_cache", "--format", "json");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("--explain kv_cache shows one component as text, not with --format json");
+        assertThat(CliRun.of("analyze", A3.toString(), "--no-write", "--explain", "kv_cache").exit()).isZero();
     }
 
     private static final Path A3 = Path.of("examples/a3-llama3.1-8b-eagle3");
