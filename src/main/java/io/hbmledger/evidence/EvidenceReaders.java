@@ -84,7 +84,7 @@ public final class EvidenceReaders {
                 return reader.read(file, displayPath, head);
             }
         }
-        if (head.size() <= head.head().length && head.text().replace("\uFEFF", "").isBlank()) {
+        if (head.blank()) {
             // a byte order mark or blank lines alone said "format not recognised" (fresh-user finding)
             byte[] b = head.head();
             boolean bom = b.length >= 2 && (b[0] == (byte) 0xEF || b[0] == (byte) 0xFE || b[0] == (byte) 0xFF);

@@ -43,6 +43,15 @@ public record FileHead(String fileName, byte[] head, long size) {
     }
 
     /**
+     * True when the whole file is in the head and holds nothing but blanks and line ends (a byte
+     * order mark at most), or no byte: nothing was written to it. The one test the readers and the
+     * listing share, so that they never disagree on what an empty file is.
+     */
+    public boolean blank() {
+        return size == 0 || size <= head.length && !looksBinary() && text().replace("\uFEFF", "").isBlank();
+    }
+
+    /**
      * True when the head is not text: more than half of its lines are damaged (hold a NUL, or
      * control characters in more than 1 of 20 places). A text file with a few NUL runs, as a
      * killed process or a crashed file system leaves, is still text: its readers skip the

@@ -88,7 +88,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
         boolean refused = false;
         for (Slot st : slots) {
             if (st.outcome == null) {
-                st.empty = isEmpty(st.head);
+                st.empty = st.head != null && st.head.blank(); // no head: the reader says what went wrong
                 try {
                     st.outcome = new ReadOutcome(readers.read(st.file, st.shown, st.head), null);
                 } catch (EvidenceException | IOException e) {
@@ -107,7 +107,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
                 problems.add(st.shown + ": " + FileProblem.cannotRead(e));
                 results.add(new EvidenceFile(st.shown, EvidenceFormat.UNKNOWN, List.of(), List.of(FileProblem.cannotRead(e))));
             } else {
-                // a file of blank lines was "format not recognised" to the readers: it is empty
+                // no byte and blank lines alike: one wording, whatever the reader said of them
                 EvidenceFile f = blank ? new EvidenceFile(st.outcome.file().path(), EvidenceFormat.UNKNOWN, List.of(),
                         List.of("line 1: the file is empty (no byte, or blank lines only): no evidence")) : st.outcome.file();
                 results.add(f);
@@ -121,21 +121,12 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
         return new EvidenceListing(results, problems, noEvidence, refused);
     }
 
-    /**
-     * A regular file (its head) of no byte, or of blank lines only: nothing was written to it but
-     * line ends; false when it cannot be told (no head: the reader says what went wrong).
-     */
-    private static boolean isEmpty(FileHead head) {
-        return head != null && (head.size() == 0
-                || head.size() <= FileHead.HEAD_BYTES && !head.looksBinary() && head.text().isBlank());
-    }
-
     /** One file to list, and what reading it gave (null: still to read). */
     private static final class Slot {
         final String shown;
         final Path file;
         ReadOutcome outcome;
-        /** The file has no byte ({@link #isEmpty}). */
+        /** The file has no byte, or blank lines only ({@link FileHead#blank}). */
         boolean empty;
         /** The file's first bytes, read once; null when it is not a regular file or cannot be read. */
         FileHead head;
@@ -198,7 +189,7 @@ public record EvidenceListing(List<EvidenceFile> files, List<String> problems, L
                 }
                 FileHead head = FileHead.of(tmp);
                 Slot read = Slot.read(readers.read(tmp, "-", head));
-                read.empty = isEmpty(head);
+                read.empty = head.blank();
                 return List.of(read);
             } finally {
                 Files.deleteIfExists(tmp);
