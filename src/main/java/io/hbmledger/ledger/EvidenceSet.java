@@ -21,21 +21,17 @@ import java.util.function.Predicate;
  * @param msprof the run's msprof summaries, {@link MsprofEvidence#none()} without any
  * @param startFailure why the run says the server never became ready (a collection that
  *     failed before its ready moment), or null when it does not say so
- * @param vllmServers the vLLM logs grouped into their servers, worked out from the observations
- *     once (null: work it out; the ledger's rules look vLLM lines up many times)
+ * @param vllmServers the vLLM logs grouped into their servers: always worked out here from the
+ *     observations, once (the ledger's rules look vLLM lines up many times); pass null
  */
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
                           CheckpointEvidence checkpoint, MsprofEvidence msprof, String startFailure,
                           VllmServers vllmServers) {
 
     public EvidenceSet {
-        if (vllmServers == null) {
-            // a log with several server starts: only the last start's figures (ServerStartsInLog)
-            observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
-            vllmServers = VllmServers.of(observations);
-        } else {
-            observations = List.copyOf(observations);
-        }
+        // a log with several server starts: only the last start's figures (ServerStartsInLog)
+        observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
+        vllmServers = VllmServers.of(observations);
         files = List.copyOf(files);
         msprof = msprof == null ? MsprofEvidence.none() : msprof;
     }
@@ -96,6 +92,21 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
     private boolean splitByMoment(String file) {
         return files.stream().filter(f -> f.file().equals(file) && f.format().isDeviceSample())
                 .map(FileInfo::moment).distinct().count() > 1;
+    }
+
+    /**
+     * The pids the evidence ties to the server: run.json / --server-pid ({@link Layout#serverPids}),
+     * then the vLLM log's worker prefixes, each once. The process-table rule and the findings both
+     * tell the server's rows from other tenants' by them.
+     */
+    public List<Long> serverPids() {
+        java.util.LinkedHashSet<Long> pids = new java.util.LinkedHashSet<>(layout == null ? List.of() : layout.serverPids());
+        for (TaggedObservation t : observations) {
+            if (t.isVllm() && t.o().context().pid() != null) {
+                pids.add(t.o().context().pid());
+            }
+        }
+        return List.copyOf(pids);
     }
 
     public List<TaggedObservation> where(Predicate<TaggedObservation> p) {

@@ -86,7 +86,7 @@ public final class RunFactsBuilder {
                 peers.stream().filter(p -> Math.abs(p.value() - own) < 1e-9).findFirst().ifPresent(peers::remove);
             }
         }
-        return new RunFacts(servers, devices(ev, ledger, acc), peers, acc, serverPids(ev).stream().sorted().toList(),
+        return new RunFacts(servers, devices(ev, ledger, acc), peers, acc, ev.serverPids().stream().sorted().toList(),
                 otherServices(ev));
     }
 
@@ -97,17 +97,6 @@ public final class RunFactsBuilder {
             out.putIfAbsent(t.o().context().component(), new RunFacts.OtherService(t.o().context().component(), t.source()));
         }
         return List.copyOf(out.values());
-    }
-
-    /** The pids the run ties to the server: the layout's (--server-pid, run.json) and those of the vLLM log's worker prefixes. */
-    private static Set<Long> serverPids(EvidenceSet ev) {
-        Set<Long> serverPids = new HashSet<>(ev.layout() == null ? List.of() : ev.layout().serverPids());
-        for (TaggedObservation t : ev.observations()) {
-            if (t.isVllm() && t.o().context().pid() != null) {
-                serverPids.add(t.o().context().pid());
-            }
-        }
-        return serverPids;
     }
 
     /**
@@ -338,7 +327,7 @@ public final class RunFactsBuilder {
     }
 
     private static List<DeviceFacts> devices(EvidenceSet ev, Ledger ledger, RunFacts.Accelerator acc) {
-        Set<Long> serverPids = serverPids(ev);
+        Set<Long> serverPids = Set.copyOf(ev.serverPids());
         List<DeviceFacts> out = new ArrayList<>();
         for (DeviceLedger d : ledger.devices()) {
             Figure cap = amount("capacity", d.capacity());

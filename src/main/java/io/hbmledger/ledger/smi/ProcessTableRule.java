@@ -44,7 +44,7 @@ public final class ProcessTableRule implements DeviceRule {
         }
         List<TaggedObservation> procs = ev.smiRows(sample, d.logicalDevice()).stream()
                 .filter(t -> t.quantity() == Quantity.PROCESS_MEMORY).toList();
-        List<Long> pids = serverPids(ev);
+        List<Long> pids = ev.serverPids();
         // In a container, npu-smi may show host pids while the server's own pids are the
         // container's: when no listed pid of the whole sample is a server pid, pids cannot tell.
         boolean pidsSeen = !pids.isEmpty() && ev.smiOf(sample).stream()
@@ -111,17 +111,6 @@ public final class ProcessTableRule implements DeviceRule {
     private static boolean splitByVllm(DeviceDraft d) {
         return d.hasKnownCounted(Component.WEIGHTS) || d.hasKnownCounted(Component.KV_CACHE)
                 || d.hasKnownCounted(Component.TORCH_ALLOCATED);
-    }
-
-    /** The pids the evidence ties to the server: run.json / --server-pid, and the vLLM log's worker prefixes. */
-    static List<Long> serverPids(EvidenceSet ev) {
-        java.util.LinkedHashSet<Long> pids = new java.util.LinkedHashSet<>(ev.layout().serverPids());
-        for (TaggedObservation t : ev.observations()) {
-            if (t.isVllm() && t.o().context().pid() != null) {
-                pids.add(t.o().context().pid());
-            }
-        }
-        return List.copyOf(pids);
     }
 
     /**

@@ -127,10 +127,6 @@ public final class VllmServers {
 
     /** Whether an observation may stand in a device's ledger: any not from a vLLM log, or one of its log's last model. */
     public boolean kept(TaggedObservation t) {
-        return kept(t, servers, keptServers);
-    }
-
-    private static boolean kept(TaggedObservation t, Map<String, List<Integer>> servers, Map<String, boolean[]> keptServers) {
         boolean[] keep = t.isVllm() ? keptServers.get(t.file()) : null;
         return keep == null || keep[ServerStartsInLog.startIndex(servers.get(t.file()), t.o().line())];
     }
