@@ -77,15 +77,15 @@ public final class EvidenceCommand implements Callable<Integer> {
             return Main.EXIT_BAD_INPUT;
         }
         // Render fully before printing, so a failure never leaves half a document on stdout.
-        StringWriter buf = new StringWriter();
-        if (format == OutputFormat.json) {
-            new EvidenceJsonWriter().write(listing.files(), buf);
-        } else {
-            new EvidenceTextWriter().write(listing.files(), new PrintWriter(buf));
-        }
         PrintWriter out = spec.commandLine().getOut();
-        out.print(buf);
-        out.flush();
+        if (format == OutputFormat.json) {
+            Stdout.writeSafeDocument(out, new EvidenceJsonWriter().utf8(listing.files()));
+        } else {
+            StringWriter buf = new StringWriter();
+            new EvidenceTextWriter().write(listing.files(), new PrintWriter(buf));
+            out.print(buf);
+            out.flush();
+        }
         err.flush();
         return 0;
     }

@@ -64,9 +64,12 @@ public final class Main implements Runnable {
         }
         excludeUnusedConverters();
         // before picocli takes System.out / System.err: every verb's terminal output goes through it
-        System.setOut(new java.io.PrintStream(new TerminalSafeOutput(System.out), true, Charset.defaultCharset()));
+        java.io.PrintStream stdout = System.out;
+        System.setOut(new java.io.PrintStream(new TerminalSafeOutput(stdout), true, Charset.defaultCharset()));
         System.setErr(new java.io.PrintStream(new TerminalSafeOutput(System.err), true, Charset.defaultCharset()));
-        System.exit(newCommandLine(args).execute(args));
+        CommandLine cl = newCommandLine(args);
+        cl.setOut(new Stdout(cl.getOut(), stdout));
+        System.exit(cl.execute(args));
     }
 
     /** Types of the built-in converters that {@link #excludeUnusedConverters} leaves out. */

@@ -1,10 +1,12 @@
 package io.hbmledger.report;
 
+import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.hbmledger.evidence.EvidenceFile;
 import io.hbmledger.evidence.EvidencePart;
 import io.hbmledger.evidence.Observation;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.List;
@@ -16,35 +18,53 @@ public final class EvidenceJsonWriter {
 
     private final JsonFactory factory = new JsonFactory();
 
+    /** The document as text, written to {@code out}. */
     public void write(List<EvidenceFile> files, Writer out) throws IOException {
         try (JsonGenerator g = factory.createGenerator(out)) {
-            g.useDefaultPrettyPrinter();
+            write(files, g);
+        }
+    }
+
+    /**
+     * The document as UTF-8 bytes, with no control character in it ({@link TerminalSafeEscapes}):
+     * what {@code evidence --format json} writes to standard output in one go.
+     */
+    public byte[] utf8(List<EvidenceFile> files) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
+        try (JsonGenerator g = factory.createGenerator(bytes, JsonEncoding.UTF8)) {
+            write(files, g);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void write(List<EvidenceFile> files, JsonGenerator g) throws IOException {
+        g.setCharacterEscapes(TerminalSafeEscapes.INSTANCE);
+        g.useDefaultPrettyPrinter();
+        g.writeStartObject();
+        g.writeStringField("schema", SCHEMA);
+        g.writeArrayFieldStart("files");
+        for (EvidenceFile f : files) {
             g.writeStartObject();
-            g.writeStringField("schema", SCHEMA);
-            g.writeArrayFieldStart("files");
-            for (EvidenceFile f : files) {
-                g.writeStartObject();
-                g.writeStringField("path", f.path());
-                g.writeStringField("format", f.format().contractName());
-                g.writeArrayFieldStart("observations");
-                for (Observation o : f.observations()) {
-                    writeObservation(g, o);
-                }
-                g.writeEndArray();
-                g.writeArrayFieldStart("warnings");
-                for (String w : f.warnings()) {
-                    g.writeString(w);
-                }
-                g.writeEndArray();
-                if (!f.parts().isEmpty()) {
-                    writeParts(g, f.parts());
-                }
-                g.writeEndObject();
+            g.writeStringField("path", f.path());
+            g.writeStringField("format", f.format().contractName());
+            g.writeArrayFieldStart("observations");
+            for (Observation o : f.observations()) {
+                writeObservation(g, o);
             }
             g.writeEndArray();
+            g.writeArrayFieldStart("warnings");
+            for (String w : f.warnings()) {
+                g.writeString(w);
+            }
+            g.writeEndArray();
+            if (!f.parts().isEmpty()) {
+                writeParts(g, f.parts());
+            }
             g.writeEndObject();
-            g.writeRaw('\n');
         }
+        g.writeEndArray();
+        g.writeEndObject();
+        g.writeRaw('\n');
     }
 
     /**

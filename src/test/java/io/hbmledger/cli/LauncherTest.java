@@ -7,6 +7,7 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -49,6 +50,7 @@ class LauncherTest {
     /** SIMULATOR of glibc's locale(1): the charmap of LC_ALL / LC_CTYPE / LANG, and $FAKE_LOCALES as the installed list. */
     private static final String FAKE_LOCALE = """
             #!/usr/bin/env bash
+            echo "$1" >> "$FAKE_LOG/locale_calls"
             case "$1" in
               charmap) case "${LC_ALL:-${LC_CTYPE:-${LANG:-C}}}" in *.UTF-8|*.utf8) echo UTF-8 ;; *) echo ANSI_X3.4-1968 ;; esac ;;
               -a) printf '%s\\n' $FAKE_LOCALES ;;
@@ -183,7 +185,10 @@ class LauncherTest {
         Run under = launch(launcher, "analyze", justUnder.toString(), "--format", "json");
         assertThat(under.out()).contains(archive + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         Run both = launch(launcher, "evidence", a.toString(), b.toString());
-        assertThat(both.out()).isEqualTo("fake java " + archive + " -XX:+UseSerialGC " + jarArg()
+        // and Jackson reaches C2 later: its compiles no longer hold up the exit (issue 17)
+        assertThat(both.out()).isEqualTo("fake java " + archive + " -XX:CompileCommand=quiet"
+                + " -XX:CompileCommand=CompileThresholdScaling,com.fasterxml.jackson.*::*,10.0"
+                + " -XX:CompileCommand=CompileThresholdScaling,io.hbmledger.report.*::*,10.0 -XX:+UseSerialGC " + jarArg()
                 + " evidence " + a + " " + b + "\n");
         Run folder = launch(launcher, "analyze", inputs.toString());
         assertThat(folder.out()).doesNotContain("TieredStopAtLevel");
@@ -219,6 +224,28 @@ class LauncherTest {
         assertThat(javaLocale()).isEqualTo("LC_ALL=unset LC_CTYPE=unset");
         launch(false, java.util.Map.of("LC_ALL", "C"), "C POSIX");
         assertThat(javaLocale()).isEqualTo("LC_ALL=C LC_CTYPE=unset");
+    }
+
+    @Test
+    void underCUtf8ItselfLocaleIsNotAsked() throws Exception {
+        // locale(1) costs ~2 ms of every run; C.UTF-8 in force is the one locale it could switch to
+        Path calls = dir.resolve("locale_calls");
+        for (var env : List.of(java.util.Map.of("LANG", "C.UTF-8"), java.util.Map.of("LC_ALL", "C.utf8", "LANG", "C"),
+                java.util.Map.of("LC_CTYPE", "C.UTF-8"))) {
+            Files.deleteIfExists(calls);
+            assertThat(launch(false, env, "C C.utf8 POSIX").exit()).as(env.toString()).isZero();
+            assertThat(calls).as(env.toString()).doesNotExist();
+            assertThat(javaLocale()).as(env.toString()).isEqualTo("LC_ALL=" + env.getOrDefault("LC_ALL", "unset")
+                    + " LC_CTYPE=" + env.getOrDefault("LC_CTYPE", "unset"));
+        }
+        // LC_ALL overrides a C.UTF-8 LANG: asked, and switched
+        assertThat(launch(false, java.util.Map.of("LANG", "C.UTF-8", "LC_ALL", "C"), "C C.utf8 POSIX").exit()).isZero();
+        assertThat(calls).exists();
+        assertThat(javaLocale()).isEqualTo("LC_ALL=C.utf8 LC_CTYPE=unset");
+        // "c.utf8" is no locale glibc knows: asked
+        Files.deleteIfExists(calls);
+        launch(false, java.util.Map.of("LC_ALL", "c.utf8"), "C C.utf8 POSIX");
+        assertThat(calls).exists();
     }
 }
 

@@ -103,6 +103,27 @@ class ReadingLeavesNoTraceTest {
     }
 
     @Test
+    void jsonOnTheTerminalHoldsNoControlCharacterAndTheSameName() throws Exception {
+        // evidence --format json writes its document as bytes, past TerminalSafeOutput (issue 17):
+        // Jackson's escapes must keep ESC, DEL and the C1 controls out of it, as valid JSON escapes
+        String name = "log\u001b[2J\u007f\u009b31m.log";
+        Path evil = tmp.resolve(name);
+        Files.copy(Corpus.file("vllm-log/vllm-38820_worker_tp0_model_loading_GiB_memory_and.log"), evil);
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dfile.encoding=UTF-8", "-Dsun.jnu.encoding=UTF-8", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "evidence", "--format", "json", evil.toString()).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String text = new String(out, StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(text).isZero();
+        assertThat(text).contains("log\\u001B[2J\\u007F\\u009B31m.log")
+                .doesNotContain("\u001b").doesNotContain("\u007f").doesNotContain("\u009b");
+        com.fasterxml.jackson.databind.JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out);
+        assertThat(doc.at("/files/0/path").asText()).isEqualTo(evil.toString());
+        assertThat(doc.at("/files/0/observations").size()).isPositive();
+    }
+
+    @Test
     void aRefusedAnalyzeRenamesTheStaleReportAndSaysSo() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
         Files.writeString(run.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\", \"evidence\": [");
