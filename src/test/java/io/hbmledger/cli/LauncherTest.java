@@ -188,7 +188,9 @@ class LauncherTest {
         // and Jackson reaches C2 later: its compiles no longer hold up the exit (issue 17)
         assertThat(both.out()).isEqualTo("fake java " + archive + " -XX:CompileCommand=quiet"
                 + " -XX:CompileCommand=CompileThresholdScaling,com.fasterxml.jackson.*::*,10.0"
-                + " -XX:CompileCommand=CompileThresholdScaling,io.hbmledger.report.*::*,10.0 -XX:+UseSerialGC " + jarArg()
+                + " -XX:CompileCommand=CompileThresholdScaling,io.hbmledger.report.*::*,10.0"
+                + " -XX:CompileCommand=CompileThresholdScaling,io.hbmledger.evidence.msprof.RowTemplate::refit,8.0"
+                + " -XX:+UseSerialGC " + jarArg()
                 + " evidence " + a + " " + b + "\n");
         Run folder = launch(launcher, "analyze", inputs.toString());
         assertThat(folder.out()).doesNotContain("TieredStopAtLevel");
@@ -224,6 +226,28 @@ class LauncherTest {
         assertThat(javaLocale()).isEqualTo("LC_ALL=unset LC_CTYPE=unset");
         launch(false, java.util.Map.of("LC_ALL", "C"), "C POSIX");
         assertThat(javaLocale()).isEqualTo("LC_ALL=C LC_CTYPE=unset");
+    }
+
+    @Test
+    void theCompileCommandsNameClassesAndMethodsThatExist() throws Exception {
+        // a renamed method would leave its command matching nothing, without a word from the JVM
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("CompileThresholdScaling,([\\w.*]+)::([\\w*]+),")
+                .matcher(Files.readString(Path.of("hbm-ledger")));
+        int found = 0;
+        while (m.find()) {
+            found++;
+            String cls = m.group(1);
+            String method = m.group(2);
+            if (cls.endsWith(".*")) {
+                String pkg = cls.substring(0, cls.length() - 2);
+                assertThat(Thread.currentThread().getContextClassLoader().getResource(pkg.replace('.', '/')))
+                        .as(pkg).isNotNull();
+                continue;
+            }
+            assertThat(java.util.Arrays.stream(Class.forName(cls).getDeclaredMethods()).map(java.lang.reflect.Method::getName))
+                    .as(cls + "::" + method).contains(method);
+        }
+        assertThat(found).isEqualTo(3);
     }
 
     @Test
