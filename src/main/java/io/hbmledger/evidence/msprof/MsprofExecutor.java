@@ -39,9 +39,9 @@ final class MsprofExecutor implements AutoCloseable {
 
     private MsprofExecutor(int threads) {
         this.parallelism = threads;
-        int[] made = {0};
+        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
         this.executor = Executors.newFixedThreadPool(threads, r -> {
-            boolean later = made[0]++ > 0; // the factory runs on the submitting thread
+            boolean later = made.getAndIncrement() > 0;
             Thread t = new Thread(later ? () -> {
                 holdBack();
                 r.run();
