@@ -77,6 +77,36 @@ class SharedCasesAnalyzeTest {
                 .equals("npu:0/chip:0")).findFirst().orElseThrow();
         assertThat(figure(npu0, "used").get("bytes").asLong()).isEqualTo(59872 * MIB);
         assertThat(figure(npu0, "free").get("bytes").asLong()).isEqualTo(5664 * MIB);
+        // case.md: the card is effectively full; instance 4 got whatever was left, not its 54.86 GiB,
+        // so a later OOM under load is to be expected
+        JsonNode leftover = findings(r, "leftover_start").get(0);
+        assertThat(leftover.get("severity").asText()).isEqualTo("warn");
+        assertThat(leftover.get("devices").get(0).asText()).isEqualTo("npu:0/chip:0");
+        assertThat(figure(leftover, "free_at_sample").get("bytes").asLong()).isEqualTo(5664 * MIB); // 65536 - 59872
+        assertThat(gib(leftover, "taken_after_refusal")).isCloseTo(21.65, within(0.005));  // 27.18 - 5.53
+        assertThat(gib(leftover, "requested")).isCloseTo(54.86, within(0.005));
+        assertThat(leftover.get("text").asText()).contains("forced past vLLM's start check")
+                .contains("run out of memory under load");
+    }
+
+    /**
+     * 8621 with NPU 0's row as it would read before instance 4 took anything (59872 MiB used
+     * rewritten as 30000 in place: 35536 MiB = 34.70 GiB free, more than the 27.18 GiB the refusal
+     * saw): nothing was taken after the refusal, so no leftover start is claimed.
+     */
+    @Test
+    void noLeftoverStartWhenTheSampleShowsMoreFreeThanTheRefusal(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        String c = "ascend-8621-four-instances-one-910b2";
+        String table = java.nio.file.Files.readString(Cases.file(c, "npu-smi.txt")).replace("59872/ 65536", "30000/ 65536");
+        assertThat(table).contains("30000/ 65536");
+        java.nio.file.Path smi = java.nio.file.Files.writeString(tmp.resolve("npu-smi.txt"), table);
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", Cases.file(c, "engine-error-4th-instance.log").toString(),
+                smi.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode r = new ObjectMapper().readTree(run.out());
+        assertThat(findings(r, "start_refused")).hasSize(1);
+        assertThat(findings(r, "leftover_start")).isEmpty();
     }
 
     /**
