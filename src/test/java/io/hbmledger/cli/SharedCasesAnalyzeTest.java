@@ -207,6 +207,17 @@ class SharedCasesAnalyzeTest {
                     + Cases.file(c, "resolution-comment-excerpt.md") + ":1 \"mis-tei:7.2.RC1-800I-A2-aarch64\"");
         }
         assertThat(npu0.get("advice").get(0).asText()).startsWith("MIS-TEI (or any other service) on npu:0/chip:0 must fit in 4.44 GiB");
+        String resolution = Cases.file(c, "resolution-comment-excerpt.md").toString();
+        for (JsonNode h : headroom) {
+            // the docker run's --device /dev/davinci0 .. /dev/davinci7 (lines 12-19) of the vLLM image
+            assertThat(h.get("text").asText()).contains("of the 8 NPUs (/dev/davinci0-7) the vLLM container was given ("
+                    + resolution + ":12-19 \"--device /dev/davinci0\"");
+            // case.md: the reporter's fix (rolling MIS-TEI back to 7.2.RC1) means the newer TEI image needed
+            // more than that headroom, not that vLLM exceeded its budget
+            assertThat(h.get("text").asText()).contains("The fix the evidence reports is rolling MIS-TEI back to"
+                    + " mis-tei:7.2.RC1-800I-A2-aarch64 (" + resolution + ":1)").contains("not vLLM");
+        }
+        assertThat(headroom.get(1).get("text").asText()).contains("npu:1/chip:0 is one of the 8 NPUs");
     }
 
     @Test
