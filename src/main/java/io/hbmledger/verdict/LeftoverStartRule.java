@@ -58,7 +58,8 @@ final class LeftoverStartRule {
                 + " check (the check disabled, its gpu_memory_utilization lowered, or the check passing while other"
                 + " instances were still loading), it got only what was left on the card (at most " + gib(freeAtStart)
                 + ", against the " + gib(asked) + " it asked), and vLLM sizes its KV cache from its budget, not from"
-                + " what is free: expect it to run out of memory under load.";
+                + " what is free: expect it to run out of memory under load. Otherwise another process started or"
+                + " grew on the card since.";
         List<Figure> figures = List.of(asked.named("requested"), freeAtStart, d.capacity().named("capacity"),
                 d.used().named("used"), freeNow, taken);
         List<String> advice = List.of("Do not force the start: give the instance a share that fits what is free when it"
