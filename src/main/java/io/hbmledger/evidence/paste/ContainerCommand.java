@@ -17,13 +17,20 @@ import java.util.regex.Pattern;
  * resolution runs its vLLM image with davinci0 to davinci7: all eight cards of the host are the
  * server's, the ones the other service had to share. The management devices
  * ({@code davinci_manager}, {@code devmm_svm}, {@code hisi_hdc}) are no cards and give nothing. The
- * command runs on from a line ending in a backslash. Pure: lines in, observations out.
+ * command runs on from a line ending in a backslash. Ascend Docker Runtime's
+ * {@code -e ASCEND_VISIBLE_DEVICES=0-3} gives cards too (its guide: the physical processor ids).
+ * Pure: lines in, observations out.
  */
 final class ContainerCommand {
 
     private static final Pattern START = Pattern.compile("(?<![\\w-])(?:docker|podman|nerdctl)\\s+(?:container\\s+)?(?:run|create)\\b");
     /** {@code --device /dev/davinci3}, {@code --device=/dev/davinci3:/dev/davinci3:rwm}. */
     private static final Pattern DEVICE = Pattern.compile("--device(?:=|\\s+)['\"]?/dev/davinci(\\d{1,3})(?![\\w])");
+    /**
+     * Ascend Docker Runtime's way ({@code docker run -e ASCEND_VISIBLE_DEVICES=0 ...}: "Mount a
+     * processor whose physical processor ID is 0"), ids and ranges as {@code 0-3,7}.
+     */
+    private static final Pattern RUNTIME = Pattern.compile("(?:-e|--env)(?:=|\\s+)['\"]?ASCEND_VISIBLE_DEVICES=([\\d,\\-]+)");
     private static final Pattern VLLM = Pattern.compile("(?i)vllm");
 
     private ContainerCommand() {
@@ -53,11 +60,43 @@ final class ContainerCommand {
         }
         String program = program(whole.toString());
         List<Observation> out = new ArrayList<>();
+        Context owner = Context.builder().component(program).build();
         for (int n = from; n <= to; n++) {
-            Matcher m = DEVICE.matcher(PasteLine.unquoted(lines.get(n - 1)));
+            String line = PasteLine.unquoted(lines.get(n - 1));
+            Matcher m = DEVICE.matcher(line);
             while (m.find()) {
-                out.add(Observation.value(Quantity.CONTAINER_DEVICE, Integer.parseInt(m.group(1)), n, m.group().replace("'", "")
-                        .replace("\"", "")).in(Context.builder().component(program).build()));
+                out.add(Observation.value(Quantity.CONTAINER_DEVICE, Integer.parseInt(m.group(1)), n, unquoted(m.group()))
+                        .in(owner));
+            }
+            Matcher env = RUNTIME.matcher(line);
+            while (env.find()) {
+                for (int id : ids(env.group(1))) {
+                    out.add(Observation.value(Quantity.CONTAINER_DEVICE, id, n, unquoted(env.group())).in(owner));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String unquoted(String flag) {
+        return flag.replace("'", "").replace("\"", "");
+    }
+
+    /** "0-3,7" -> 0, 1, 2, 3, 7; a malformed list gives none. */
+    private static List<Integer> ids(String list) {
+        List<Integer> out = new ArrayList<>();
+        for (String part : list.split(",")) {
+            String[] range = part.split("-", -1);
+            if (range.length > 2 || range[0].isEmpty() || range[range.length - 1].isEmpty() || part.length() > 9) {
+                return List.of();
+            }
+            int lo = Integer.parseInt(range[0]);
+            int hi = Integer.parseInt(range[range.length - 1]);
+            if (hi < lo || hi - lo > 64) {
+                return List.of();
+            }
+            for (int i = lo; i <= hi; i++) {
+                out.add(i);
             }
         }
         return out;

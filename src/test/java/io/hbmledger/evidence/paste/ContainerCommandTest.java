@@ -64,4 +64,14 @@ class ContainerCommandTest {
         assertThat(read("docker run --device /dev/davinci3 img\n--device /dev/davinci4\n")).extracting(Observation::value)
                 .containsExactly(3.0);
     }
+
+    /** Ascend Docker Runtime's "docker run -it -e ASCEND_VISIBLE_DEVICES=0 image-name:tag" (its guide), with ranges. */
+    @Test
+    void theAscendDockerRuntimesVariable() {
+        List<Observation> cards = read("docker run -it -e ASCEND_VISIBLE_DEVICES=0-2,5 quay.io/ascend/vllm-ascend:v0.9.1 bash\n");
+        assertThat(cards).extracting(Observation::value).containsExactly(0.0, 1.0, 2.0, 5.0);
+        assertThat(cards.get(0).text()).isEqualTo("-e ASCEND_VISIBLE_DEVICES=0-2,5");
+        assertThat(cards.get(0).context().component()).isEqualTo("vLLM");
+        assertThat(read("docker run -e ASCEND_VISIBLE_DEVICES=3-1 img\n")).isEmpty();
+    }
 }
