@@ -65,6 +65,8 @@ class SharedCasesAnalyzeTest {
         assertThat(gib(refused, "requested")).isCloseTo(54.86, within(0.005));      // 0.9 x 60.96
         assertThat(gib(refused, "shortfall")).isCloseTo(27.68, within(0.005));      // 54.86 - 27.18
         assertThat(gib(refused, "outside_torch_view")).isCloseTo(3.04, within(0.005)); // 64.00 - 60.96
+        // case.md: instances 1-3 plus driver/runtime; per-instance split unknown: no process table in the excerpt
+        assertThat(refused.get("text").asText()).contains("How the 33.78 GiB held is split among the processes is unknown");
         JsonNode shares = findings(r, "over_subscribed").get(0);
         // the user's prose: 0.2, 0.45, 0.70, 0.9 -> 2.25 x 60.96 = 137.2 GiB on a 60.96 GiB device
         assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25);
