@@ -126,9 +126,11 @@ public final class PasteReader implements EvidenceReader {
                         .toList());
                 stated.addAll(ServiceStatement.read(lines, s.first(), s.last()));
                 stated.addAll(RollbackStatement.read(lines, s.first(), s.last()));
-                parts.add(stated.isEmpty()
-                        ? new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of())
-                        : new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
+                if (!stated.isEmpty()) {
+                    parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
+                } else if (!container) {
+                    parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
+                }
                 for (InlineCommands.Command c : commands) {
                     asLog("\n".repeat(c.first() - 1) + String.join("\n", c.texts()) + "\n", displayPath)
                             .map(f -> new EvidencePart(c.first(), c.last(), f.format(), INLINE, f.observations(), f.warnings()))

@@ -74,4 +74,18 @@ class ContainerCommandTest {
         assertThat(cards.get(0).context().component()).isEqualTo("vLLM");
         assertThat(read("docker run -e ASCEND_VISIBLE_DEVICES=3-1 img\n")).isEmpty();
     }
+
+    /**
+     * The same docker run saved as a script of its own (the resolution's lines 7-31, no fence): the
+     * whole text is one container-command part, not also skipped prose.
+     */
+    @Test
+    void anUnfencedScriptIsOneContainerCommand(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        List<String> lines = TextLines.split(Files.readString(Cases.file(CASE, "resolution-comment-excerpt.md")));
+        java.nio.file.Path script = Files.writeString(tmp.resolve("docker-run.sh"), String.join("\n", lines.subList(6, 31)) + "\n");
+        io.hbmledger.evidence.EvidenceFile f = io.hbmledger.evidence.EvidenceReaders.all().read(script, "docker-run.sh");
+        assertThat(f.parts()).extracting(p -> p.firstLine() + "-" + p.lastLine() + " " + p.format().contractName())
+                .containsExactly("1-25 container-command");
+        assertThat(f.observations()).extracting(Observation::line).containsExactly(6, 7, 8, 9, 10, 11, 12, 13);
+    }
 }
