@@ -108,6 +108,7 @@ final class NodeRunAnalysis {
                 d.model(), d.capacity(), d.used(), d.processes(), d.deployed(), d.sample())).toList();
         List<ServerFacts> servers = f.servers().stream().map(s -> new ServerFacts(node + "/" + s.instance(), s.engine(), s.rank(),
                 s.devices().stream().map(d -> ClusterLedger.deviceName(node, d)).toList(), s.facts(), s.refusal(), s.kvRefusal(), s.oom())).toList();
-        return new RunFacts(servers, devices, f.peerUtilizations(), f.accelerator(), f.serverPids(), f.otherServices());
+        return new RunFacts(servers, devices, f.peerUtilizations(), f.accelerator(), f.serverPids(), f.otherServices(),
+                f.containers());
     }
 }

@@ -36,6 +36,8 @@ public enum EvidenceFormat {
     PASTED_TEXT("pasted-text", Family.NONE),
     /** Settings a person states in the prose of a paste ("the four instances used 0.2, 0.45 ..."). */
     USER_STATEMENT("user-statement", Family.NONE),
+    /** A container start command in a paste ({@code docker run ... --device /dev/davinci0}): the cards it gives. */
+    CONTAINER_COMMAND("container-command", Family.NONE),
     UNKNOWN("unknown", Family.NONE);
 
     /** The tool that wrote a file: what rules ask ("is there an npu-smi sample?"). */

@@ -117,6 +117,21 @@ public enum Quantity {
      * a card: value 1, text = the name as written, context.component = the program's usual name.
      */
     OTHER_SERVICE("other_service"),
+    /**
+     * pasted-text prose (user-statement): the fix a person reports was rolling a serving program
+     * back to an older image or version ("镜像回退到mis-tei:7.2.RC1-800I-A2-aarch64后解决", "rolling
+     * TEI back to 1.5 fixed it"): value 1, text = the image or version rolled back to, as written,
+     * context.component = the program's usual name.
+     */
+    ROLLBACK_FIX("rollback_fix"),
+    /**
+     * pasted-text container command (container-command): an accelerator a {@code docker run} /
+     * {@code podman run} command gives its container, one per {@code --device /dev/davinciN}:
+     * value = N, the NPU's id on the host; text = the flag as written; context.component = the
+     * serving program the command runs ("vLLM" for a vllm image or command, else the program
+     * {@link ServingPrograms} names in it), null when it names none.
+     */
+    CONTAINER_DEVICE("container_device"),
     // msprof and torch_npu profiler exports (msprof-csv, msprof-db)
     MODULE_RESERVED_PEAK("module_reserved_peak"),
     APP_HBM_PEAK("app_hbm_peak"),

@@ -25,36 +25,42 @@ public final class ServingPrograms {
     public record Named(String program, String written, int column) {
     }
 
-    private record Program(String name, Pattern pattern) {
+    /**
+     * @param shortName how the findings name it in a list ("MIS-TEI")
+     * @param name its usual name, the short one with what it stands for ("MIS-TEI (text-embeddings-inference)")
+     */
+    private record Program(String shortName, String name, Pattern pattern) {
     }
 
     /** A name followed by what the text glues to it: an image tag, a version, a path's rest. */
     private static final String TAIL = "(?:[:@/][\\w.\\-:/]*[\\w])?";
 
     private static final List<Program> PROGRAMS = List.of(
-            program("MIS-TEI (text-embeddings-inference)", "mis-tei", null),
-            program("TEI (text-embeddings-inference)", "text-embeddings-(?:inference|router)", "TEI"),
-            program("TGI (text-generation-inference)", "text-generation-(?:inference|launcher|server)", "TGI"),
-            program("Ollama", "ollama", null),
-            program("SGLang", "sglang", null),
-            program("Triton Inference Server", "tritonserver|triton[- ]inference[- ]server", null),
-            program("MindIE", "mindie(?:[-_][a-z]+)*", null),
-            program("LMDeploy", "lmdeploy", null),
-            program("llama.cpp", "llama\\.cpp|llama-server", null),
-            program("Xinference", "xinference", null),
-            program("TensorRT-LLM", "tensorrt[-_]llm|trtllm-serve", null),
-            program("ComfyUI", "comfyui", null));
+            program("MIS-TEI", "text-embeddings-inference", "mis-tei", null),
+            program("TEI", "text-embeddings-inference", "text-embeddings-(?:inference|router)", "TEI"),
+            program("TGI", "text-generation-inference", "text-generation-(?:inference|launcher|server)", "TGI"),
+            program("Ollama", null, "ollama", null),
+            program("SGLang", null, "sglang", null),
+            program("Triton Inference Server", null, "tritonserver|triton[- ]inference[- ]server", null),
+            program("MindIE", null, "mindie(?:[-_][a-z]+)*", null),
+            program("LMDeploy", null, "lmdeploy", null),
+            program("llama.cpp", null, "llama\\.cpp|llama-server", null),
+            program("Xinference", null, "xinference", null),
+            program("TensorRT-LLM", null, "tensorrt[-_]llm|trtllm-serve", null),
+            program("ComfyUI", null, "comfyui", null));
 
     private ServingPrograms() {
     }
 
     /**
+     * @param shortName how the program is named in a list
+     * @param standsFor what the short name stands for, or null when it says it all
      * @param anyCase the program's names, matched in any case
      * @param acronym its acronym, matched in capitals only ("TEI", not the "tei" of other words), or null
      */
-    private static Program program(String name, String anyCase, String acronym) {
+    private static Program program(String shortName, String standsFor, String anyCase, String acronym) {
         String names = "(?i:" + anyCase + ")" + (acronym == null ? "" : "|" + acronym);
-        return new Program(name, Pattern.compile("(?<![\\w.\\-])(?:" + names + ")" + TAIL + "(?![\\w\\-])"));
+        return new Program(shortName, standsFor == null ? shortName : shortName + " (" + standsFor + ")", Pattern.compile("(?<![\\w.\\-])(?:" + names + ")" + TAIL + "(?![\\w\\-])"));
     }
 
     /** The serving programs a line names, each place once, in the order written. */
@@ -72,6 +78,14 @@ public final class ServingPrograms {
         }
         out.sort(java.util.Comparator.comparingInt(Named::column));
         return out;
+    }
+
+    /**
+     * The short name of a program by its usual name ({@link Named#program}): "MIS-TEI" for
+     * "MIS-TEI (text-embeddings-inference)"; a name this list does not hold is its own short name.
+     */
+    public static String shortName(String program) {
+        return PROGRAMS.stream().filter(p -> p.name().equals(program)).map(Program::shortName).findFirst().orElse(program);
     }
 
     /** The serving program a process's name is, when it is one (a path's last part counts). */

@@ -21,8 +21,10 @@ import java.util.function.Predicate;
  * @param msprof the run's msprof summaries, {@link MsprofEvidence#none()} without any
  * @param startFailure why the run says the server never became ready (a collection that
  *     failed before its ready moment), or null when it does not say so
- * @param vllmServers the vLLM logs grouped into their servers: always worked out here from the
- *     observations, once (the ledger's rules look vLLM lines up many times); pass null
+ * @param vllmServers the vLLM logs grouped into their servers, once (the ledger's rules look vLLM
+ *     lines up many times): null to work them out here; else the index the loader built to read the
+ *     deployment, put over these observations ({@link VllmServers#over}: their ranks may have been
+ *     set since), so that the restart filter and the lines always are this set's
  */
 public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> files, Layout layout,
                           CheckpointEvidence checkpoint, MsprofEvidence msprof, String startFailure,
@@ -31,7 +33,7 @@ public record EvidenceSet(List<TaggedObservation> observations, List<FileInfo> f
     public EvidenceSet {
         // a log with several server starts: only the last start's figures (ServerStartsInLog)
         observations = List.copyOf(ServerStartsInLog.lastStartOnly(observations));
-        vllmServers = VllmServers.of(observations);
+        vllmServers = vllmServers == null ? VllmServers.of(observations) : vllmServers.over(observations);
         files = List.copyOf(files);
         msprof = msprof == null ? MsprofEvidence.none() : msprof;
     }

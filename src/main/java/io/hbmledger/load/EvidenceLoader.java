@@ -6,6 +6,8 @@ import io.hbmledger.ledger.CheckpointEvidence;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.MsprofEvidence;
+import io.hbmledger.ledger.vllm.ServerStartsInLog;
+import io.hbmledger.ledger.vllm.VllmServers;
 import io.hbmledger.run.FileProblem;
 import io.hbmledger.run.RunDirectory;
 import java.io.IOException;
@@ -70,8 +72,10 @@ public final class EvidenceLoader {
             read.skipped.forEach(w -> warn.accept("skipped " + w));
         }
         String overridden = null;
+        // the vLLM logs grouped into their servers once: for the deployment they state and for the evidence set
+        VllmServers servers = VllmServers.of(ServerStartsInLog.lastStartOnly(read.tagged));
         if (runDir == null) {
-            Optional<Layout> stated = LogDeployment.of(read.tagged, layout.serverPids(), layout.model());
+            Optional<Layout> stated = LogDeployment.of(servers, layout.serverPids(), layout.model());
             boolean optionsGiven = opts.tp() != null || opts.dp() != null || opts.pp() != null || opts.devices() != null;
             if (stated.isPresent() && !optionsGiven) {
                 layout = stated.get();
@@ -105,7 +109,7 @@ public final class EvidenceLoader {
             notes.add(overridden);
         }
         return new LoadedRun(new EvidenceSet(read.tagged, read.infos, layout, checkpoint, msprof,
-                Deployment.startFailure(runDir)), runDir, notes);
+                Deployment.startFailure(runDir), servers), runDir, notes);
     }
 
     private static void refuseWithoutFigures(EvidenceFiles read) throws BadInputException {

@@ -3,7 +3,6 @@ package io.hbmledger.load;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.ledger.Layout;
 import io.hbmledger.ledger.TaggedObservation;
-import io.hbmledger.ledger.vllm.ServerStartsInLog;
 import io.hbmledger.ledger.vllm.VllmServers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,10 +30,9 @@ final class LogDeployment {
     private static final java.util.Set<Quantity> DEPLOYMENT = java.util.EnumSet.of(Quantity.TENSOR_PARALLEL_SIZE,
             Quantity.DATA_PARALLEL_SIZE, Quantity.PIPELINE_PARALLEL_SIZE, Quantity.VISIBLE_DEVICES, Quantity.DATA_PARALLEL_RANK);
 
-    static Optional<Layout> of(List<TaggedObservation> tagged, List<Long> serverPids, String model) {
-        List<TaggedObservation> lastStarts = ServerStartsInLog.lastStartOnly(tagged);
-        VllmServers servers = VllmServers.of(lastStarts);
-        List<TaggedObservation> deploy = lastStarts.stream()
+    /** @param servers the run's vLLM servers, indexed once by the loader over its observations, restarts set aside */
+    static Optional<Layout> of(VllmServers servers, List<Long> serverPids, String model) {
+        List<TaggedObservation> deploy = servers.observations().stream()
                 .filter(t -> DEPLOYMENT.contains(t.quantity()) && servers.kept(t)).toList();
         return stated(deploy, serverPids, model).map(l -> servers.used().stream()
                 .filter(u -> deploy.stream().anyMatch(t -> t.file().equals(u.file())))

@@ -43,7 +43,12 @@ public record Finding(Kind kind, Severity severity, List<String> devices, String
         START_REFUSED, KV_NEGATIVE, KV_SMALL, OOM, OTHER_TENANT, OUTSIDE_BUDGET, OVER_SUBSCRIBED,
         RANK_MISMATCH, HEADROOM, WHAT_FITS, NODE_IMBALANCE, BELOW_BUDGET,
         /** vLLM's profiling check failed: free memory did not fall while it profiled. */
-        PROFILING_DISTURBED;
+        PROFILING_DISTURBED,
+        /**
+         * A refused start beside a later sample of its device with less free memory: an instance
+         * forced past the start check got only what was left.
+         */
+        LEFTOVER_START;
 
         public String jsonName() {
             return name().toLowerCase(Locale.ROOT);

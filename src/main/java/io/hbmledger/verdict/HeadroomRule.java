@@ -56,8 +56,9 @@ final class HeadroomRule {
                 gib(least.capacity()));
         figures.add(0, Arith.minus("free", least.capacity().named("capacity"), least.used().named("used")));
         List<String> devs = devices.stream().map(DeviceFacts::device).toList();
-        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, devs, null, text + named(run), figures,
-                List.of(other(run, "one of these devices") + " must fit in its free memory with its own model,"
+        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, devs, null,
+                text + OtherServicesSaid.containers(run, devs) + OtherServicesSaid.named(run), figures,
+                List.of(OtherServicesSaid.who(run, "one of these devices") + " must fit in its free memory with its own model,"
                         + " runtime context and workspace; else lower the server's share."));
     }
 
@@ -75,7 +76,7 @@ final class HeadroomRule {
         String text = String.format(Locale.ROOT, "%s has %s free (%,d MiB): %s of %s used.", d.device(), gib(free),
                 free.bytes() / MIB, gib(d.used()), gib(d.capacity()));
         List<String> advice = new ArrayList<>();
-        advice.add(other(run, d.device()) + " must fit in " + gib(free)
+        advice.add(OtherServicesSaid.who(run, d.device()) + " must fit in " + gib(free)
                 + " with its own model, runtime context and workspace; else lower the server's share.");
         Optional<DeviceModels.Model> model = DeviceModels.byName(d.model());
         boolean noServerFigures = run.servers().stream().noneMatch(s -> s.has(Fact.UTILIZATION));
@@ -101,29 +102,8 @@ final class HeadroomRule {
             advice.add(String.format(Locale.ROOT, "To share the card by design: (server share + other share) x %,d MiB"
                     + " + ~%,d MiB reserve <= %,d MiB.", m.torchTotalMib(), m.idleHighMib(), d.capacity().bytes() / MIB));
         }
-        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, List.of(d.device()), null, text + named(run),
+        return new Finding(Finding.Kind.HEADROOM, Finding.Severity.INFO, List.of(d.device()), null,
+                text + OtherServicesSaid.containers(run, List.of(d.device())) + OtherServicesSaid.named(run),
                 figures, advice);
-    }
-
-    /**
-     * The serving programs other than vLLM the evidence names (vllm-ascend #8809's MIS-TEI), as a
-     * sentence; empty when none is named. Named, not placed: prose rarely says which card.
-     */
-    private static String named(RunFacts run) {
-        if (run.otherServices().isEmpty()) {
-            return "";
-        }
-        List<String> each = run.otherServices().stream().map(RunFacts.OtherService::said).toList();
-        return " The evidence names another serving program beside vLLM: " + String.join("; ", each)
-                + "; on a card it shares, it holds memory of its own.";
-    }
-
-    /** Who must fit in the free memory: the programs the evidence names, else any other service. */
-    private static String other(RunFacts run, String where) {
-        if (run.otherServices().isEmpty()) {
-            return "Another service on " + where;
-        }
-        List<String> names = run.otherServices().stream().map(o -> o.program().replaceFirst(" \\(.*\\)$", "")).toList();
-        return String.join(" or ", names) + " (or any other service) on " + where;
     }
 }

@@ -15,9 +15,12 @@ import java.util.List;
  *     {@code --server-pid}, the collect record), in ascending order; empty when none is named
  * @param otherServices serving programs other than vLLM that the evidence's prose names, one per
  *     program, in the order named: they hold memory of their own on a card they share
+ * @param containers the containers whose start commands the evidence holds, with the cards each
+ *     was given, in the order written
  */
 public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
-                       Accelerator accelerator, List<Long> serverPids, List<OtherService> otherServices) {
+                       Accelerator accelerator, List<Long> serverPids, List<OtherService> otherServices,
+                       List<Container> containers) {
 
     public RunFacts {
         servers = List.copyOf(servers);
@@ -25,6 +28,13 @@ public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, Lis
         peerUtilizations = List.copyOf(peerUtilizations);
         serverPids = List.copyOf(serverPids);
         otherServices = List.copyOf(otherServices);
+        containers = List.copyOf(containers);
+    }
+
+    /** Facts of a run whose evidence holds no container start command. */
+    public RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
+                    Accelerator accelerator, List<Long> serverPids, List<OtherService> otherServices) {
+        this(servers, devices, peerUtilizations, accelerator, serverPids, otherServices, List.of());
     }
 
     /** Facts of a run whose evidence names no server pid and no other serving program. */
@@ -37,13 +47,33 @@ public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, Lis
      * Another serving program the evidence names.
      *
      * @param program its usual name, e.g. "MIS-TEI (text-embeddings-inference)"
+     * @param shortName how a list names it, e.g. "MIS-TEI"
      * @param source where it is named, the name as written
+     * @param rollback where the evidence says rolling it back to an older image or version was the
+     *     fix, the image or version as written; null when it does not
      */
-    public record OtherService(String program, io.hbmledger.ledger.Source source) {
+    public record OtherService(String program, String shortName, io.hbmledger.ledger.Source source,
+                               io.hbmledger.ledger.Source rollback) {
 
         /** "MIS-TEI (text-embeddings-inference), named at file:1 "mis-tei:7.2.RC1"". */
         public String said() {
             return program + ", named at " + source.shortForm();
+        }
+    }
+
+    /**
+     * A container a start command gives cards to ({@code docker run --device /dev/davinciN}).
+     *
+     * @param program the serving program it runs ("vLLM", "MIS-TEI (text-embeddings-inference)"), or
+     *     null when the command does not say
+     * @param cards the NPU ids of the host it was given, in the order written
+     * @param sources the device flags, one per card
+     */
+    public record Container(String program, List<Integer> cards, List<io.hbmledger.ledger.Source> sources) {
+
+        public Container {
+            cards = List.copyOf(cards);
+            sources = List.copyOf(sources);
         }
     }
 

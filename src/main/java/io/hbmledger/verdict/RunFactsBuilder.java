@@ -87,16 +87,36 @@ public final class RunFactsBuilder {
             }
         }
         return new RunFacts(servers, devices(ev, ledger, acc), peers, acc, ev.serverPids().stream().sorted().toList(),
-                otherServices(ev));
+                otherServices(ev), containers(ev));
     }
 
-    /** The serving programs other than vLLM the evidence names (prose), each once, in the order named. */
+    /**
+     * The serving programs other than vLLM the evidence names (prose), each once, in the order
+     * named, each with the line that says rolling it back was the fix, when one does.
+     */
     private static List<RunFacts.OtherService> otherServices(EvidenceSet ev) {
+        Map<String, io.hbmledger.ledger.Source> rollbacks = new HashMap<>();
+        ev.quantity(Quantity.ROLLBACK_FIX).forEach(t -> rollbacks.putIfAbsent(t.o().context().component(), t.source()));
         Map<String, RunFacts.OtherService> out = new LinkedHashMap<>();
         for (TaggedObservation t : ev.quantity(Quantity.OTHER_SERVICE)) {
-            out.putIfAbsent(t.o().context().component(), new RunFacts.OtherService(t.o().context().component(), t.source()));
+            String program = t.o().context().component();
+            out.putIfAbsent(program, new RunFacts.OtherService(program, io.hbmledger.evidence.ServingPrograms.shortName(program),
+                    t.source(), rollbacks.get(program)));
         }
         return List.copyOf(out.values());
+    }
+
+    /** The containers the evidence's start commands give cards to: one per file and program, cards in the order written. */
+    private static List<RunFacts.Container> containers(EvidenceSet ev) {
+        Map<String, List<TaggedObservation>> byCommand = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.quantity(Quantity.CONTAINER_DEVICE)) {
+            byCommand.computeIfAbsent(t.file() + "\u0000" + t.o().context().component(), k -> new ArrayList<>()).add(t);
+        }
+        List<RunFacts.Container> out = new ArrayList<>();
+        byCommand.values().forEach(flags -> out.add(new RunFacts.Container(flags.get(0).o().context().component(),
+                flags.stream().map(t -> (int) Math.round(t.o().value())).distinct().toList(),
+                flags.stream().map(TaggedObservation::source).toList())));
+        return out;
     }
 
     /**

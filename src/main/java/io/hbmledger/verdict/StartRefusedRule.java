@@ -27,7 +27,8 @@ final class StartRefusedRule {
         List<Finding> out = new ArrayList<>();
         for (ServerFacts s : run.servers()) {
             if (s.refusal() != null && s.has(Fact.FREE_AT_START, Fact.TOTAL_SEEN)) {
-                requested(s).ifPresent(asked -> out.add(withCapacity(refused(s, asked, run.accelerator()), s, run)));
+                requested(s).ifPresent(asked -> out.add(withSplitUnknown(withCapacity(refused(s, asked, run.accelerator()), s, run),
+                        s, run)));
             }
         }
         return out;
@@ -51,6 +52,21 @@ final class StartRefusedRule {
             }
         }
         return f;
+    }
+
+    /**
+     * Without a process table of the server's devices, what each other process holds is unknown
+     * (vllm-ascend #8621: instances 1-3 and the runtime together, split unknown); with one, the
+     * other_tenant finding names them.
+     */
+    private static Finding withSplitUnknown(Finding f, ServerFacts s, RunFacts run) {
+        boolean listed = run.devices().stream().anyMatch(d -> s.devices().contains(d.device()) && !d.processes().isEmpty());
+        if (listed) {
+            return f;
+        }
+        String text = f.text() + " How the " + gib(f.figure("held_by_others").orElseThrow())
+                + " held is split among the processes is unknown: the evidence has no process table of the device.";
+        return new Finding(f.kind(), f.severity(), f.devices(), f.instance(), text, f.figures(), f.advice());
     }
 
     /** As the engine printed it, or utilization x total when it printed only those. */

@@ -38,6 +38,7 @@ public final class Verdict {
     public static List<Finding> findings(RunFacts run) {
         List<Finding> all = new ArrayList<>();
         all.addAll(StartRefusedRule.apply(run));
+        all.addAll(LeftoverStartRule.apply(run));
         all.addAll(KvBudgetRule.apply(run));
         all.addAll(ProfilingCheckRule.apply(run));
         all.addAll(OomRule.apply(run));

@@ -31,11 +31,10 @@ final class WhatFitsRule {
         java.util.Map<String, Finding> worst = new java.util.LinkedHashMap<>();
         java.util.Map<String, Long> worstNonKv = new java.util.HashMap<>();
         for (ServerFacts s : run.servers()) {
-            Optional<Figure> perToken = perToken(s);
-            Optional<Figure> nonKv = nonKv(s);
-            if (answers(s) && nonKv.get().bytes() > worstNonKv.getOrDefault(s.instance(), Long.MIN_VALUE)) {
-                worstNonKv.put(s.instance(), nonKv.get().bytes());
-                worst.put(s.instance(), fits(s, perToken.get(), nonKv.get()));
+            Optional<OneRequest> one = oneRequest(s);
+            if (one.isPresent() && one.get().nonKv().bytes() > worstNonKv.getOrDefault(s.instance(), Long.MIN_VALUE)) {
+                worstNonKv.put(s.instance(), one.get().nonKv().bytes());
+                worst.put(s.instance(), fits(s, one.get()));
             }
         }
         return new ArrayList<>(worst.values());
@@ -43,7 +42,7 @@ final class WhatFitsRule {
 
     /** Whether this rule answers for the server: the facts it needs are all there. */
     static boolean answers(ServerFacts s) {
-        return perToken(s).isPresent() && nonKv(s).isPresent() && s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN);
+        return oneRequest(s).isPresent();
     }
 
     /**
@@ -51,11 +50,17 @@ final class WhatFitsRule {
      * exceed the total the engine sees. Then "raise gpu_memory_utilization" is no advice.
      */
     static boolean noneFits(ServerFacts s) {
-        if (!answers(s)) {
-            return false;
+        return oneRequest(s).map(OneRequest::fitsNowhere).orElse(false);
+    }
+
+    /** What one request at max_model_len needs, when the facts give all its parts. */
+    private static Optional<OneRequest> oneRequest(ServerFacts s) {
+        Optional<Figure> perToken = perToken(s);
+        Optional<Figure> nonKv = nonKv(s);
+        if (perToken.isEmpty() || nonKv.isEmpty() || !s.has(Fact.MAX_MODEL_LEN, Fact.TOTAL_SEEN)) {
+            return Optional.empty();
         }
-        long need = nonKv(s).get().bytes() + perToken(s).get().bytes() * Math.round(s.fact(Fact.MAX_MODEL_LEN).value());
-        return need > s.fact(Fact.TOTAL_SEEN).bytes();
+        return Optional.of(OneRequest.of(perToken.get(), s.fact(Fact.MAX_MODEL_LEN), nonKv.get(), s.fact(Fact.TOTAL_SEEN)));
     }
 
     /** The memory the budget holds besides the KV cache. */
@@ -116,16 +121,16 @@ final class WhatFitsRule {
                         + " assumed)", cpuBlocks.sources()));
     }
 
-    private static Finding fits(ServerFacts s, Figure perToken, Figure nonKv) {
-        long len = Math.round(s.fact(Fact.MAX_MODEL_LEN).value());
-        Figure total = s.fact(Fact.TOTAL_SEEN).named("total_seen");
-        Figure oneRequest = Figure.bytes("kv_for_one_request", perToken.bytes() * len, derivedAtMostInferred(perToken),
-                String.format(Locale.ROOT, "%,d B/token x %d tokens", perToken.bytes(), len), perToken.sources());
-        Figure need = Arith.sum("needed_for_one_request", nonKv, oneRequest);
+    private static Finding fits(ServerFacts s, OneRequest one) {
+        long len = one.tokens();
+        Figure perToken = one.perToken();
+        Figure nonKv = one.nonKv();
+        Figure total = one.total();
+        Figure oneRequest = one.kv();
+        Figure need = one.need();
         Figure minUtil = Arith.ratioUp("smallest_utilization", need, total);
-        List<Figure> figures = new ArrayList<>(List.of(perToken.named("kv_bytes_per_token"),
-                s.fact(Fact.MAX_MODEL_LEN).named("max_model_len"), oneRequest, nonKv.named("needed_before_kv"), need,
-                total, minUtil));
+        List<Figure> figures = new ArrayList<>(one.figures(s.fact(Fact.MAX_MODEL_LEN)));
+        figures.add(minUtil);
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
                 "One %d-token request needs %s of KV cache (%,d B/token x %d); with %s needed before any KV, the"
                         + " smallest utilization that serves it is (%s + %s) / %s = %s",
@@ -148,9 +153,9 @@ final class WhatFitsRule {
         }
         text.append('.');
         String advice;
-        if (need.bytes() > total.bytes()) {
+        if (one.fitsNowhere()) {
             // "at least 1.29" was the advice here, under "no utilization fits" (fresh-user finding)
-            boolean nonKvAlone = nonKv.bytes() > total.bytes();
+            boolean nonKvAlone = one.nonKvAlone();
             text.append(" No utilization fits on this device: ").append(nonKvAlone
                     ? "the memory needed before any KV cache alone exceeds the total " + gib(total) + "."
                     : "that plus one request's KV cache exceeds the total " + gib(total) + ".");
@@ -166,9 +171,5 @@ final class WhatFitsRule {
         }
         return new Finding(Finding.Kind.WHAT_FITS, Finding.Severity.INFO, s.devices(), s.instance(), text.toString(),
                 figures, List.of(advice));
-    }
-
-    private static Confidence derivedAtMostInferred(Figure f) {
-        return f.confidence().ordinal() < Confidence.INFERRED.ordinal() ? Confidence.INFERRED : f.confidence();
     }
 }

@@ -93,9 +93,22 @@ class EvidenceCasesTest {
         List<String> parts = new ArrayList<>();
         md.path("parts").forEach(p -> parts.add(p.path("first_line").asInt() + "-" + p.path("last_line").asInt()
                 + " " + p.path("format").asText()));
-        assertThat(parts).containsExactly("1-2 user-statement", "4-4 prose", "7-31 unrecognised", "34-34 prose", "37-44 unrecognised");
+        // lines 7-31: the docker run of the vLLM image, its cards on lines 12-19; lines 37-44: run.sh, no command read
+        assertThat(parts).containsExactly("1-2 user-statement", "4-4 prose", "7-31 container-command", "34-34 prose",
+                "37-44 unrecognised");
         assertThat(obs(md, "other_service", null).path("text").asText()).isEqualTo("mis-tei:7.2.RC1-800I-A2-aarch64");
         assertThat(obs(md, "other_service", null).path("line").asInt()).isEqualTo(1);
+        // line 1: "镜像回退到mis-tei:7.2.RC1-800I-A2-aarch64后解决", the reporter's fix
+        assertThat(obs(md, "rollback_fix", null).path("text").asText()).isEqualTo("mis-tei:7.2.RC1-800I-A2-aarch64");
+        assertThat(obs(md, "rollback_fix", null).path("component").asText()).isEqualTo("MIS-TEI (text-embeddings-inference)");
+        List<String> cards = new ArrayList<>();
+        md.path("observations").forEach(o -> {
+            if (o.path("quantity").asText().equals("container_device")) {
+                cards.add(o.path("line").asInt() + ":" + o.path("value").asInt() + ":" + o.path("component").asText());
+            }
+        });
+        assertThat(cards).containsExactly("12:0:vLLM", "13:1:vLLM", "14:2:vLLM", "15:3:vLLM", "16:4:vLLM", "17:5:vLLM",
+                "18:6:vLLM", "19:7:vLLM");
     }
 
     @Test

@@ -65,6 +65,8 @@ class SharedCasesAnalyzeTest {
         assertThat(gib(refused, "requested")).isCloseTo(54.86, within(0.005));      // 0.9 x 60.96
         assertThat(gib(refused, "shortfall")).isCloseTo(27.68, within(0.005));      // 54.86 - 27.18
         assertThat(gib(refused, "outside_torch_view")).isCloseTo(3.04, within(0.005)); // 64.00 - 60.96
+        // case.md: instances 1-3 plus driver/runtime; per-instance split unknown: no process table in the excerpt
+        assertThat(refused.get("text").asText()).contains("How the 33.78 GiB held is split among the processes is unknown");
         JsonNode shares = findings(r, "over_subscribed").get(0);
         // the user's prose: 0.2, 0.45, 0.70, 0.9 -> 2.25 x 60.96 = 137.2 GiB on a 60.96 GiB device
         assertThat(figure(shares, "utilization_sum").get("value").asDouble()).isEqualTo(2.25);
@@ -77,6 +79,36 @@ class SharedCasesAnalyzeTest {
                 .equals("npu:0/chip:0")).findFirst().orElseThrow();
         assertThat(figure(npu0, "used").get("bytes").asLong()).isEqualTo(59872 * MIB);
         assertThat(figure(npu0, "free").get("bytes").asLong()).isEqualTo(5664 * MIB);
+        // case.md: the card is effectively full; instance 4 got whatever was left, not its 54.86 GiB,
+        // so a later OOM under load is to be expected
+        JsonNode leftover = findings(r, "leftover_start").get(0);
+        assertThat(leftover.get("severity").asText()).isEqualTo("warn");
+        assertThat(leftover.get("devices").get(0).asText()).isEqualTo("npu:0/chip:0");
+        assertThat(figure(leftover, "free_at_sample").get("bytes").asLong()).isEqualTo(5664 * MIB); // 65536 - 59872
+        assertThat(gib(leftover, "taken_after_refusal")).isCloseTo(21.65, within(0.005));  // 27.18 - 5.53
+        assertThat(gib(leftover, "requested")).isCloseTo(54.86, within(0.005));
+        assertThat(leftover.get("text").asText()).contains("forced past vLLM's start check")
+                .contains("run out of memory under load");
+    }
+
+    /**
+     * 8621 with NPU 0's row as it would read before instance 4 took anything (59872 MiB used
+     * rewritten as 30000 in place: 35536 MiB = 34.70 GiB free, more than the 27.18 GiB the refusal
+     * saw): nothing was taken after the refusal, so no leftover start is claimed.
+     */
+    @Test
+    void noLeftoverStartWhenTheSampleShowsMoreFreeThanTheRefusal(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        String c = "ascend-8621-four-instances-one-910b2";
+        String table = java.nio.file.Files.readString(Cases.file(c, "npu-smi.txt")).replace("59872/ 65536", "30000/ 65536");
+        assertThat(table).contains("30000/ 65536");
+        java.nio.file.Path smi = java.nio.file.Files.writeString(tmp.resolve("npu-smi.txt"), table);
+        CliRun run = CliRun.of("analyze", "--no-write", "--format", "json", Cases.file(c, "engine-error-4th-instance.log").toString(),
+                smi.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode r = new ObjectMapper().readTree(run.out());
+        assertThat(findings(r, "start_refused")).hasSize(1);
+        assertThat(findings(r, "leftover_start")).isEmpty();
     }
 
     /**
@@ -177,6 +209,17 @@ class SharedCasesAnalyzeTest {
                     + Cases.file(c, "resolution-comment-excerpt.md") + ":1 \"mis-tei:7.2.RC1-800I-A2-aarch64\"");
         }
         assertThat(npu0.get("advice").get(0).asText()).startsWith("MIS-TEI (or any other service) on npu:0/chip:0 must fit in 4.44 GiB");
+        String resolution = Cases.file(c, "resolution-comment-excerpt.md").toString();
+        for (JsonNode h : headroom) {
+            // the docker run's --device /dev/davinci0 .. /dev/davinci7 (lines 12-19) of the vLLM image
+            assertThat(h.get("text").asText()).contains("of the 8 NPUs (/dev/davinci0-7) the vLLM container was given ("
+                    + resolution + ":12-19 \"--device /dev/davinci0\"");
+            // case.md: the reporter's fix (rolling MIS-TEI back to 7.2.RC1) means the newer TEI image needed
+            // more than that headroom, not that vLLM exceeded its budget
+            assertThat(h.get("text").asText()).contains("The fix the evidence reports is rolling MIS-TEI back to"
+                    + " mis-tei:7.2.RC1-800I-A2-aarch64 (" + resolution + ":1)").contains("not vLLM");
+        }
+        assertThat(headroom.get(1).get("text").asText()).contains("npu:1/chip:0 is one of the 8 NPUs");
     }
 
     @Test

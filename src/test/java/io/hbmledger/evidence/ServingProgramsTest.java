@@ -36,4 +36,17 @@ class ServingProgramsTest {
         assertThat(ServingPrograms.process("VLLM::EngineCore")).isEmpty();
         assertThat(ServingPrograms.process(null)).isEmpty();
     }
+
+    /** A program's short name is data beside its usual name, not cut from it. */
+    @Test
+    void shortNamesBesideUsualNames() {
+        String line = "该问题经过测试。最终得到解决。问题在mis-tei侧，镜像回退到mis-tei:7.2.RC1-800I-A2-aarch64后解决。";
+        String program = ServingPrograms.in(line).get(0).program();
+        assertThat(program).isEqualTo("MIS-TEI (text-embeddings-inference)");
+        assertThat(ServingPrograms.shortName(program)).isEqualTo("MIS-TEI");
+        assertThat(ServingPrograms.shortName("TGI (text-generation-inference)")).isEqualTo("TGI");
+        assertThat(ServingPrograms.shortName("Ollama")).isEqualTo("Ollama");
+        // a name the list does not hold stands for itself, brackets and all
+        assertThat(ServingPrograms.shortName("Foo (bar)")).isEqualTo("Foo (bar)");
+    }
 }

@@ -35,6 +35,11 @@ class DpRankProcessesTest {
                 .map(o -> new TaggedObservation(o, "launch.sh", EvidenceFormat.VLLM_LOG, null, null, null)).toList();
     }
 
+    /** The servers of the text, indexed as the loader indexes a run's observations once. */
+    private static io.hbmledger.ledger.vllm.VllmServers servers(String text) {
+        return io.hbmledger.ledger.vllm.VllmServers.of(io.hbmledger.ledger.vllm.ServerStartsInLog.lastStartOnly(tagged(text)));
+    }
+
     @Test
     void theEnvironmentIsReadWithItsVariable() {
         assertThat(VllmLogParser.parse(RANK_1).observations()).filteredOn(o -> o.quantity().contractName().startsWith("data_parallel"))
@@ -44,7 +49,7 @@ class DpRankProcessesTest {
 
     @Test
     void oneProcessIsOneReplicaOnItsOwnDevices() {
-        Layout l = LogDeployment.of(tagged(RANK_1), List.of(), null).orElseThrow();
+        Layout l = LogDeployment.of(servers(RANK_1), List.of(), null).orElseThrow();
         // TP 2 on "2,3": the process's 2 ranks, not 2 x VLLM_DP_SIZE 2 = 4
         assertThat(List.of(l.tp(), l.dp(), l.pp())).containsExactly(2, 1, 1);
         assertThat(l.devices()).containsExactly(2, 3);
@@ -53,7 +58,7 @@ class DpRankProcessesTest {
 
     @Test
     void theProcessesOfEveryRankAreOneDeployment() {
-        Layout l = LogDeployment.of(tagged(RANK_0 + "\n" + RANK_1), List.of(), null).orElseThrow();
+        Layout l = LogDeployment.of(servers(RANK_0 + "\n" + RANK_1), List.of(), null).orElseThrow();
         // DP 2 x TP 2, global rank = DP rank x 2 + TP rank: rank 0's "0,1" then rank 1's "2,3"
         assertThat(List.of(l.tp(), l.dp(), l.pp())).containsExactly(2, 2, 1);
         assertThat(l.devices()).containsExactly(0, 1, 2, 3);
@@ -64,10 +69,10 @@ class DpRankProcessesTest {
     void processesThatDoNotMakeOneDeploymentGiveNone() {
         // the two processes disagree on VLLM_DP_SIZE (2 and 3)
         String three = RANK_1.replace("VLLM_DP_SIZE=2", "VLLM_DP_SIZE=3");
-        assertThat(LogDeployment.of(tagged(RANK_0 + three), List.of(), null)).isEmpty();
+        assertThat(LogDeployment.of(servers(RANK_0 + three), List.of(), null)).isEmpty();
         // ranks 1 and 2 of 3: rank 0's process is missing, so whose devices come first is not known
         String two = RANK_1.replace("VLLM_DP_RANK=1", "VLLM_DP_RANK=2").replace("\"2,3\"", "\"4,5\"");
-        Optional<Layout> l = LogDeployment.of(tagged(three + two.replace("VLLM_DP_SIZE=2", "VLLM_DP_SIZE=3")), List.of(), null);
+        Optional<Layout> l = LogDeployment.of(servers(three + two.replace("VLLM_DP_SIZE=2", "VLLM_DP_SIZE=3")), List.of(), null);
         assertThat(l).isEmpty();
     }
 
@@ -82,7 +87,7 @@ class DpRankProcessesTest {
                 + " 'bfloat16', 'max_model_len': 2048, 'enforce_eager': True, 'master_port': 29600, 'nnodes': 2,"
                 + " 'data_parallel_size': 4, 'data_parallel_rank': 0, 'data_parallel_size_local': 1, 'data_parallel_address':"
                 + " '127.0.0.1', 'data_parallel_rpc_port': 29550}\n";
-        Layout l = LogDeployment.of(tagged(line), List.of(), null).orElseThrow();
+        Layout l = LogDeployment.of(servers(line), List.of(), null).orElseThrow();
         assertThat(List.of(l.tp(), l.dp(), l.pp())).containsExactly(1, 1, 1);
         assertThat(l.origin()).contains("one process of DP rank 0 of 4");
     }

@@ -64,6 +64,25 @@ class VerdictTest {
         assertThat(f.figure("shortfall").orElseThrow().confidence()).isEqualTo(Confidence.REPORTED);
     }
 
+    /**
+     * case.md of #8621: "instances 1-3 plus driver/runtime; per-instance split unknown: no process
+     * table in the excerpt". With the device's process rows, the split is the other_tenant finding's.
+     */
+    @Test
+    void refusedStartSaysTheSplitIsUnknownWithoutAProcessTable() {
+        Figure cap = Figure.bytes("capacity", 65536L << 20, Confidence.MEASURED, null, List.of());
+        Figure used = Figure.bytes("used", 59872L << 20, Confidence.MEASURED, null, List.of());
+        DeviceFacts bare = new DeviceFacts("npu:0/chip:0", null, cap, used, List.of());
+        Finding f = only(Verdict.findings(new RunFacts(List.of(fourthInstance()), List.of(bare), List.of(),
+                RunFacts.Accelerator.NPU)), Finding.Kind.START_REFUSED);
+        assertThat(f.text()).contains("How the 33.78 GiB held is split among the processes is unknown");
+        DeviceFacts listed = new DeviceFacts("npu:0/chip:0", null, cap, used, List.of(new DeviceFacts.ProcessFacts(2198,
+                "python3", Figure.bytes("process", 13L << 30, Confidence.MEASURED, null, List.of()), false)));
+        Finding g = only(Verdict.findings(new RunFacts(List.of(fourthInstance()), List.of(listed), List.of(),
+                RunFacts.Accelerator.NPU)), Finding.Kind.START_REFUSED);
+        assertThat(g.text()).doesNotContain("is unknown");
+    }
+
     @Test
     void fourSharesOfOneCardAreOverSubscribed() {
         List<Figure> peers = List.of(value("u1", 0.2, 1), value("u2", 0.45, 1), value("u3", 0.70, 1));

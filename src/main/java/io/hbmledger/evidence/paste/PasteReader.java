@@ -116,6 +116,7 @@ public final class PasteReader implements EvidenceReader {
         List<PasteSegment> segments = PasteSegmenter.split(lines);
         for (int i = 0; i < segments.size(); i++) {
             PasteSegment s = segments.get(i);
+            boolean container = containerPart(lines, s, parts);
             if (s.kind() == PasteLine.PROSE) {
                 proseAbove = s;
                 List<InlineCommands.Command> commands = InlineCommands.find(lines, s.first(), s.last());
@@ -124,9 +125,12 @@ public final class PasteReader implements EvidenceReader {
                         .filter(o -> commands.stream().noneMatch(c -> o.line() >= c.first() && o.line() <= c.last()))
                         .toList());
                 stated.addAll(ServiceStatement.read(lines, s.first(), s.last()));
-                parts.add(stated.isEmpty()
-                        ? new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of())
-                        : new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
+                stated.addAll(RollbackStatement.read(lines, s.first(), s.last()));
+                if (!stated.isEmpty()) {
+                    parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
+                } else if (!container) {
+                    parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
+                }
                 for (InlineCommands.Command c : commands) {
                     asLog("\n".repeat(c.first() - 1) + String.join("\n", c.texts()) + "\n", displayPath)
                             .map(f -> new EvidencePart(c.first(), c.last(), f.format(), INLINE, f.observations(), f.warnings()))
@@ -152,7 +156,7 @@ public final class PasteReader implements EvidenceReader {
             for (PasteSegment r : runs) {
                 dispatch(lines, r, displayPath).ifPresent(read::add);
             }
-            if (read.isEmpty()) {
+            if (read.isEmpty() && !container) {
                 parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
             } else {
                 parts.addAll(read);
@@ -171,6 +175,21 @@ public final class PasteReader implements EvidenceReader {
                     + " vLLM log or error lines, config.json); only prose, skipped: paste the tool's output itself");
         }
         return new EvidenceFile(displayPath, FORMAT, obs, warnings, parts);
+    }
+
+    /**
+     * The cards a container start command in the range gives its container ({@link ContainerCommand}),
+     * as a part of their own: the block may hold other output too, read as usual.
+     *
+     * @return whether the range holds such a command
+     */
+    private static boolean containerPart(List<String> lines, PasteSegment s, List<EvidencePart> parts) {
+        List<Observation> cards = ContainerCommand.read(lines, s.first(), s.last());
+        if (cards.isEmpty()) {
+            return false;
+        }
+        parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.CONTAINER_COMMAND, s.label(), cards, List.of()));
+        return true;
     }
 
     /**

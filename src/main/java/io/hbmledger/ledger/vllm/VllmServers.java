@@ -34,25 +34,26 @@ public final class VllmServers {
         }
     }
 
+    private final List<TaggedObservation> all;
     private final Map<String, List<TaggedObservation>> byLog;
     private final Map<String, List<Integer>> servers;
     private final Map<Quantity, List<TaggedObservation>> ledgerLines;
     private final Map<String, boolean[]> keptServers;
     private final List<Used> used;
 
-    private VllmServers(Map<String, List<TaggedObservation>> byLog, Map<String, List<Integer>> servers,
-                        Map<String, boolean[]> keptServers, Map<Quantity, List<TaggedObservation>> ledgerLines, List<Used> used) {
+    private VllmServers(List<TaggedObservation> all, Map<String, List<TaggedObservation>> byLog,
+                        Map<String, List<Integer>> servers, Map<String, boolean[]> keptServers, List<Used> used) {
+        this.all = all;
         this.byLog = byLog;
         this.servers = servers;
         this.keptServers = keptServers;
-        this.ledgerLines = ledgerLines;
+        this.ledgerLines = ledgerLines(byLog, keptServers, servers);
         this.used = used;
     }
 
     /** @param all a run's observations, restarts already set aside ({@link ServerStartsInLog#lastStartOnly}) */
     public static VllmServers of(List<TaggedObservation> all) {
-        Map<String, List<TaggedObservation>> byLog = new LinkedHashMap<>();
-        ServerStartsInLog.byLog(all).forEach((file, obs) -> byLog.put(file, List.copyOf(obs)));
+        Map<String, List<TaggedObservation>> byLog = grouped(all);
         Map<String, List<Integer>> servers = new LinkedHashMap<>();
         Map<String, boolean[]> kept = new LinkedHashMap<>();
         List<Used> used = new ArrayList<>();
@@ -78,6 +79,51 @@ public final class VllmServers {
                 used.add(new Used(file, s.size(), Math.max(s.get(first), 1), label));
             }
         });
+        return new VllmServers(List.copyOf(all), byLog, Collections.unmodifiableMap(servers), kept, List.copyOf(used));
+    }
+
+    /**
+     * The same servers over observations that differ from those this index was built from only in
+     * their tags (the ranks the loader sets once the deployment is known): the starts, the models
+     * kept and the server used are kept, the lines regrouped. Observations of other files, lines
+     * or quantities are indexed afresh ({@link #of}).
+     */
+    public VllmServers over(List<TaggedObservation> retagged) {
+        if (retagged == all) {
+            return this;
+        }
+        Map<String, List<TaggedObservation>> byLog = grouped(retagged);
+        return sameLines(byLog) ? new VllmServers(List.copyOf(retagged), byLog, servers, keptServers, used) : of(retagged);
+    }
+
+    private boolean sameLines(Map<String, List<TaggedObservation>> other) {
+        if (!other.keySet().equals(byLog.keySet())) {
+            return false;
+        }
+        for (Map.Entry<String, List<TaggedObservation>> log : byLog.entrySet()) {
+            List<TaggedObservation> mine = log.getValue();
+            List<TaggedObservation> theirs = other.get(log.getKey());
+            if (mine.size() != theirs.size()) {
+                return false;
+            }
+            for (int i = 0; i < mine.size(); i++) {
+                if (mine.get(i).o().line() != theirs.get(i).o().line() || mine.get(i).quantity() != theirs.get(i).quantity()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static Map<String, List<TaggedObservation>> grouped(List<TaggedObservation> all) {
+        Map<String, List<TaggedObservation>> byLog = new LinkedHashMap<>();
+        ServerStartsInLog.byLog(all).forEach((file, obs) -> byLog.put(file, List.copyOf(obs)));
+        return Collections.unmodifiableMap(byLog);
+    }
+
+    private static Map<Quantity, List<TaggedObservation>> ledgerLines(Map<String, List<TaggedObservation>> byLog,
+                                                                     Map<String, boolean[]> kept,
+                                                                     Map<String, List<Integer>> servers) {
         Map<Quantity, List<TaggedObservation>> lines = new EnumMap<>(Quantity.class);
         for (Map.Entry<String, List<TaggedObservation>> log : byLog.entrySet()) {
             List<TaggedObservation> obs = log.getValue();
@@ -90,8 +136,12 @@ public final class VllmServers {
             }
         }
         lines.replaceAll((q, l) -> List.copyOf(l));
-        return new VllmServers(Collections.unmodifiableMap(byLog), Collections.unmodifiableMap(servers), kept,
-                Collections.unmodifiableMap(lines), List.copyOf(used));
+        return Collections.unmodifiableMap(lines);
+    }
+
+    /** The observations this index was built from, restarts set aside, in run order. */
+    public List<TaggedObservation> observations() {
+        return all;
     }
 
     /**
