@@ -37,6 +37,8 @@ public final class ArchiveTraining {
             write(export.resolve("npu_mem_20250109091803.csv"), MsprofFormat.NPU_MEM_HEADER, npuMemRows());
             write(export.resolve("npu_module_mem_20250109091803.csv"), MsprofFormat.NPU_MODULE_MEM_HEADER, moduleRows());
             System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+            // what Main.main does first for these verbs (run() below starts after it)
+            io.hbmledger.evidence.msprof.MsprofReader.prepareInBackground();
             run("analyze", "--no-write", args[0]);
             run("evidence", "--format", "json", dir.toString());
             run("evidence", dir.toString());

@@ -28,14 +28,23 @@ public final class MsprofReader implements EvidenceReader {
 
     /**
      * Links what the readers' first rows need, on a daemon thread, so that it happens while the
-     * command line is parsed: the word reads' {@code VarHandle} spins ~16 method-handle classes at
-     * its first use (the class-data archive cannot hold them on JDK 17), ~10 ms that the reader
-     * threads otherwise wait for at their start (issue 17, measured).
+     * command line is parsed: the word reads' {@code VarHandle}, where they use it (see
+     * {@link Swar#UNSAFE}), spins ~16 method-handle classes at its first use (the class-data
+     * archive cannot hold them on JDK 17), ~10 ms that the reader threads otherwise wait for at
+     * their start (issue 17, measured). A class of its own rather than a lambda: the archive's
+     * training run never comes here, so a lambda was spun on the main thread at every start.
      */
     public static void prepareInBackground() {
-        Thread t = new Thread(() -> Swar.word(new byte[16], 0), "msprof-prepare");
+        Thread t = new Thread(new Prepare(), "msprof-prepare");
         t.setDaemon(true);
         t.start();
+    }
+
+    private static final class Prepare implements Runnable {
+        @Override
+        public void run() {
+            Swar.word(new byte[16], 0);
+        }
     }
 
     @Override

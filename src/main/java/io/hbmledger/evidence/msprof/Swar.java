@@ -12,8 +12,10 @@ import java.nio.ByteOrder;
  */
 final class Swar {
 
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
-            ByteOrder.LITTLE_ENDIAN);
+    /** Made at first use: where {@link #UNSAFE} reads the words, never. */
+    private static final class Longs {
+        static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    }
 
     static final long ONES = 0x0101010101010101L;
     static final long HIGHS = 0x8080808080808080L;
@@ -75,12 +77,12 @@ final class Swar {
         if (UNSAFE != null) {
             return unsafeWord(b, i);
         }
-        return (long) LONGS.get(b, i);
+        return (long) Longs.LONGS.get(b, i);
     }
 
     /** {@link #word} through the byte-array view {@code VarHandle}: any byte order, any JDK. */
     static long varHandleWord(byte[] b, int i) {
-        return (long) LONGS.get(b, i);
+        return (long) Longs.LONGS.get(b, i);
     }
 
     /** {@link #word} through {@code sun.misc.Unsafe}, bounds checked as the VarHandle checks them. */
