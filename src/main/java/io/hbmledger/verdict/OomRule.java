@@ -226,7 +226,9 @@ final class OomRule {
             case "graph_capture" -> " during graph capture, after the KV cache took its budget";
             case "serving" -> " while serving requests";
             case "after_kv_cache_sizing" -> " after the KV cache was sized (allocation, graph capture, warm-up or serving)";
-            default -> "";
+            // the log shows no phase line before the error (an excerpt cut before them): said, not guessed
+            default -> " in a phase of the start the log does not show (no loading, weights or KV cache line before"
+                    + " the error)";
         };
     }
 
@@ -247,7 +249,9 @@ final class OomRule {
                     + " vLLM's budget grew: lower max_num_seqs / max_num_batched_tokens, or gpu_memory_utilization.");
             default -> List.of("Lower gpu_memory_utilization if the OOM came from memory outside vLLM's budget"
                     + " (graphs, communication buffers, workspaces), or lower max_num_seqs / max_num_batched_tokens"
-                    + " if the activation peak under load outgrew the profiled one.");
+                    + " if the activation peak under load outgrew the profiled one. Which applies depends on the phase:"
+                    + " the server log from its start to the error (\"Starting to load model\", \"Model loading took\","
+                    + " the KV cache lines) tells loading, profiling and the KV cache apart.");
         };
     }
 }

@@ -55,6 +55,28 @@ class AnalyzeOomTest {
         assertThat(f.get("advice").toString()).contains("max_num_batched_tokens").doesNotContain("expandable_segments");
     }
 
+    /**
+     * A report that pastes its start command and the error line only (cut before every phase line:
+     * no loading line, no weights or KV figure, no traceback): the log does not show the phase, so
+     * the finding says so instead of "while loading the weights" (fresh-user finding). The error is
+     * the corpus 264 log's line 16, without the traceback above it.
+     */
+    @Test
+    void anOomCutBeforeThePhaseLinesHasAnUnknownPhase() throws Exception {
+        String error = java.nio.file.Files.readAllLines(Corpus.file("vllm-log/vllm-ascend-264_deepseek-r1_ray_tp16_npu_oom.log"))
+                .get(15);
+        Path paste = tmp.resolve("issue.md");
+        Files.writeString(paste, "I start it and get:\n\n```\n$ vllm serve /models/DeepSeek-R1 --tensor-parallel-size 16"
+                + " --gpu-memory-utilization 0.9\n...\n" + error + "\n```\n");
+        JsonNode f = oom(AnalyzeFindingsTest.json(CliRun.of("analyze", paste.toString(), "--no-write", "--format", "json")));
+        assertThat(f.get("text").asText()).contains("in a phase of the start the log does not show")
+                .doesNotContain("while loading the weights");
+        assertThat(f.get("advice").toString()).doesNotContain("The weights of one device do not fit")
+                .contains("tells loading, profiling and the KV cache apart");
+        // the figures are still read: 17.50 GiB tried with 5.96 GiB free
+        assertThat(gib(f, "tried_to_allocate")).isCloseTo(17.50, within(0.006));
+    }
+
     @Test
     void torch21OomWithItsCacheEnoughIsFragmentation() throws Exception {
         Path log = tmp.resolve("worker.log");

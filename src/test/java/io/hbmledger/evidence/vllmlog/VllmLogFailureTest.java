@@ -187,11 +187,33 @@ class VllmLogFailureTest {
         String start = "INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.1\n";
         String weights = "INFO 01-01 00:00:01 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds\n";
         String kv = "INFO 01-01 00:00:02 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB\n";
-        assertThat(phase(start + oom)).isEqualTo("model_loading");
+        // vllm-ascend #2667 (corpus) lines 28 and 31: what the model runner and the loader print while loading
+        String loading = "(EngineCore_0 pid=1440043) INFO 09-02 03:32:12 [model_runner_v1.py:2282] Starting to load model"
+                + " LLM-Research/Meta-Llama-3.1-8B-Instruct...\n";
+        String shards = "Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]\n";
+        assertThat(phase(start + loading + oom)).isEqualTo("model_loading");
+        assertThat(phase(start + shards + oom)).isEqualTo("model_loading");
         assertThat(phase(start + weights + oom)).isEqualTo("memory_profiling");
         assertThat(phase(start + weights + kv + oom)).isEqualTo("after_kv_cache_sizing");
         // a second start begins again
-        assertThat(phase(start + weights + kv + start + oom)).isEqualTo("model_loading");
+        assertThat(phase(start + weights + kv + start + loading + oom)).isEqualTo("model_loading");
+    }
+
+    /**
+     * An excerpt cut before the phase lines (a start marker, then the error) does not show the
+     * phase: unknown, not "while loading the weights" (fresh-user finding); nor does a second
+     * start that printed nothing yet.
+     */
+    @Test
+    void oomAfterAStartMarkerAloneHasNoPhase() {
+        String oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
+                + " of which 1.06 GiB is free.\n";
+        String start = "INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.1\n";
+        String weights = "INFO 01-01 00:00:01 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds\n";
+        String kv = "INFO 01-01 00:00:02 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB\n";
+        assertThat(phase(start + oom)).isEqualTo("unknown");
+        assertThat(phase(oom)).isEqualTo("unknown");
+        assertThat(phase(start + weights + kv + start + oom)).isEqualTo("unknown");
     }
 
     /**
