@@ -36,6 +36,11 @@ public enum EvidenceFormat {
     PASTED_TEXT("pasted-text", Family.NONE),
     /** Settings a person states in the prose of a paste ("the four instances used 0.2, 0.45 ..."). */
     USER_STATEMENT("user-statement", Family.NONE),
+    /**
+     * Environment variables a paste shows: the environment section of vLLM's / vllm-ascend's
+     * {@code collect_env} output, the {@code export} lines of a start script.
+     */
+    ENVIRONMENT("environment", Family.NONE),
     UNKNOWN("unknown", Family.NONE);
 
     /** The tool that wrote a file: what rules ask ("is there an npu-smi sample?"). */

@@ -88,7 +88,17 @@ public final class RunFactsBuilder {
             }
         }
         return new RunFacts(servers, devices(ev, ledger, acc), peers, acc, ev.serverPids().stream().sorted().toList(),
-                otherServices(ev));
+                otherServices(ev), allocatorSettings(ev));
+    }
+
+    /** Each allocator variable the evidence shows set, the last line of each (a later export overrides an earlier one). */
+    private static List<RunFacts.AllocatorSetting> allocatorSettings(EvidenceSet ev) {
+        Map<String, RunFacts.AllocatorSetting> out = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.quantity(Quantity.EXPANDABLE_SEGMENTS)) {
+            String variable = t.o().context().component();
+            out.put(variable, new RunFacts.AllocatorSetting(variable, t.o().text(), t.o().value() == 1, t.source()));
+        }
+        return List.copyOf(out.values());
     }
 
     /** The serving programs other than vLLM the evidence names (prose), each once, in the order named. */

@@ -86,14 +86,20 @@ class EvidenceCasesTest {
         assertThat(obs(smi, "hbm_total", "npu:0/chip:0").path("bytes").asLong()).isEqualTo(32768 * MIB);
         assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("bytes").asLong()).isEqualTo(28045 * MIB);
         assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("line").asInt()).isEqualTo(12);
-        // the comment holds two shell scripts (docker run, run.sh): no tool output, listed and skipped; its
+        // the comment holds two shell scripts (docker run, run.sh): no tool output; run.sh's environment is read
+        // (line 38: export PYTORCH_NPU_ALLOC_CONF="expandable_segments:True"), the docker run is skipped; its
         // first line names the embedding server that shares the cards, the image tag as written
         JsonNode md = out.path("files").get(1);
         assertThat(md.path("format").asText()).isEqualTo("pasted-text");
         List<String> parts = new ArrayList<>();
         md.path("parts").forEach(p -> parts.add(p.path("first_line").asInt() + "-" + p.path("last_line").asInt()
                 + " " + p.path("format").asText()));
-        assertThat(parts).containsExactly("1-2 user-statement", "4-4 prose", "7-31 unrecognised", "34-34 prose", "37-44 unrecognised");
+        assertThat(parts).containsExactly("1-2 user-statement", "4-4 prose", "7-31 unrecognised", "34-34 prose", "37-44 environment");
+        JsonNode alloc = obs(md, "expandable_segments", null);
+        assertThat(alloc.path("value").asDouble()).isEqualTo(1.0);
+        assertThat(alloc.path("line").asInt()).isEqualTo(38);
+        assertThat(alloc.path("text").asText()).isEqualTo("expandable_segments:True");
+        assertThat(alloc.path("component").asText()).isEqualTo("PYTORCH_NPU_ALLOC_CONF");
         assertThat(obs(md, "other_service", null).path("text").asText()).isEqualTo("mis-tei:7.2.RC1-800I-A2-aarch64");
         assertThat(obs(md, "other_service", null).path("line").asInt()).isEqualTo(1);
     }

@@ -127,6 +127,11 @@ public final class PasteReader implements EvidenceReader {
                 parts.add(stated.isEmpty()
                         ? new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of())
                         : new EvidencePart(s.first(), s.last(), EvidenceFormat.USER_STATEMENT, s.label(), stated, List.of()));
+                List<Observation> env = EnvironmentLines.read(lines, s.first(), s.last(),
+                        commands.stream().map(c -> new int[] {c.first(), c.last()}).toList());
+                if (!env.isEmpty()) {
+                    parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.ENVIRONMENT, s.label(), env, List.of()));
+                }
                 for (InlineCommands.Command c : commands) {
                     asLog("\n".repeat(c.first() - 1) + String.join("\n", c.texts()) + "\n", displayPath)
                             .map(f -> new EvidencePart(c.first(), c.last(), f.format(), INLINE, f.observations(), f.warnings()))
@@ -152,7 +157,11 @@ public final class PasteReader implements EvidenceReader {
             for (PasteSegment r : runs) {
                 dispatch(lines, r, displayPath).ifPresent(read::add);
             }
-            if (read.isEmpty()) {
+            List<Observation> env = read.isEmpty() ? EnvironmentLines.read(lines, s.first(), s.last(), List.of()) : List.of();
+            if (!env.isEmpty()) {
+                // collect_env output, a start script's exports: no tool's output, but the environment it ran in
+                parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.ENVIRONMENT, s.label(), env, List.of()));
+            } else if (read.isEmpty()) {
                 parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
             } else {
                 parts.addAll(read);
