@@ -16,9 +16,19 @@ public record Source(String file, int line, String text, boolean dataRow) {
         this(file, line, text, false);
     }
 
-    /** {@code file:line "text"}, or {@code file row N "text"} for a data row, for the terminal. */
+    /**
+     * {@code file:line "text"}, or {@code file row N "text"} for a data row, for the terminal. A
+     * text that holds double quotes itself (a run.json line, a JSON key) is put in single quotes,
+     * so that it does not read {@code ""key": 1"}; one that holds both has its double quotes escaped.
+     */
     public String shortForm() {
-        String name = file;
-        return name + (dataRow ? " row " : ":") + line + (text == null ? "" : " \"" + text + "\"");
+        return file + (dataRow ? " row " : ":") + line + (text == null ? "" : " " + quoted(text));
+    }
+
+    private static String quoted(String text) {
+        if (text.indexOf('"') < 0) {
+            return "\"" + text + "\"";
+        }
+        return text.indexOf('\'') < 0 ? "'" + text + "'" : "\"" + text.replace("\"", "\\\"") + "\"";
     }
 }
