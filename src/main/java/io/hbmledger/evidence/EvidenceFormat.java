@@ -69,11 +69,12 @@ public enum EvidenceFormat {
     }
 
     /**
-     * True when the format's {@code line} counts data rows of a table (CSV, header excluded;
-     * SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
+     * True when the format's {@code line} counts data rows of a table (msprof CSV, header
+     * excluded; SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
+     * nvidia-smi's CSV is command output, read as text: its {@code line} is the file's line.
      */
     public boolean countsDataRows() {
-        return this == NVIDIA_SMI_CSV || this == MSPROF_CSV || this == MSPROF_DB;
+        return this == MSPROF_CSV || this == MSPROF_DB;
     }
 
     @Override
