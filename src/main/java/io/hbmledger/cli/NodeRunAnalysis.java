@@ -109,6 +109,6 @@ final class NodeRunAnalysis {
         List<ServerFacts> servers = f.servers().stream().map(s -> new ServerFacts(node + "/" + s.instance(), s.engine(), s.rank(),
                 s.devices().stream().map(d -> ClusterLedger.deviceName(node, d)).toList(), s.facts(), s.refusal(), s.kvRefusal(), s.oom())).toList();
         return new RunFacts(servers, devices, f.peerUtilizations(), f.accelerator(), f.serverPids(), f.otherServices(),
-                f.containers());
+                f.containers(), f.allocatorSettings());
     }
 }

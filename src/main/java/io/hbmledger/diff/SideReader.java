@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hbmledger.evidence.EvidenceException;
 import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.Entry;
+import io.hbmledger.ledger.Source;
 import io.hbmledger.load.BadInputException;
 import io.hbmledger.run.RunDirectory;
 import io.hbmledger.run.RunManifest;
@@ -92,7 +93,9 @@ public final class SideReader {
             for (JsonNode e : d.path("entries")) {
                 JsonNode src = e.path("sources").path(0);
                 m.putIfAbsent(e.path("component").asText(), new Side.Amount(num(e.get("bytes")), e.path("confidence").asText("unknown"),
-                        src.isMissingNode() ? null : src.path("file").asText() + ":" + src.path("line").asText()));
+                        src.isMissingNode() ? null : new Source(src.path("file").asText(), src.path("line").asInt(),
+                                src.hasNonNull("text") ? src.get("text").asText() : null, src.path("data_row").asBoolean(false))
+                                .shortForm()));
             }
             devices.add(new Side.Device(d.path("device").asText(), d.hasNonNull("device_id") ? d.get("device_id").asInt() : null, m));
         }

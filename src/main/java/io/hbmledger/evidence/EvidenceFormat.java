@@ -38,6 +38,11 @@ public enum EvidenceFormat {
     USER_STATEMENT("user-statement", Family.NONE),
     /** A container start command in a paste ({@code docker run ... --device /dev/davinci0}): the cards it gives. */
     CONTAINER_COMMAND("container-command", Family.NONE),
+    /**
+     * Environment variables a paste shows: the environment section of vLLM's / vllm-ascend's
+     * {@code collect_env} output, the {@code export} lines of a start script.
+     */
+    ENVIRONMENT("environment", Family.NONE),
     UNKNOWN("unknown", Family.NONE);
 
     /** The tool that wrote a file: what rules ask ("is there an npu-smi sample?"). */
@@ -66,11 +71,12 @@ public enum EvidenceFormat {
     }
 
     /**
-     * True when the format's {@code line} counts data rows of a table (CSV, header excluded;
-     * SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
+     * True when the format's {@code line} counts data rows of a table (msprof CSV, header
+     * excluded; SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
+     * nvidia-smi's CSV is command output, read as text: its {@code line} is the file's line.
      */
     public boolean countsDataRows() {
-        return this == NVIDIA_SMI_CSV || this == MSPROF_CSV || this == MSPROF_DB;
+        return this == MSPROF_CSV || this == MSPROF_DB;
     }
 
     @Override

@@ -132,6 +132,13 @@ public enum Quantity {
      * {@link ServingPrograms} names in it), null when it names none.
      */
     CONTAINER_DEVICE("container_device"),
+    /**
+     * PyTorch's allocator setting in the environment a paste or log shows ({@code
+     * PYTORCH_CUDA_ALLOC_CONF}, torch_npu's {@code PYTORCH_NPU_ALLOC_CONF}): value 1 when it turns
+     * {@code expandable_segments} on, else 0; text = the variable's value as written,
+     * context.component = the variable.
+     */
+    EXPANDABLE_SEGMENTS("expandable_segments"),
     // msprof and torch_npu profiler exports (msprof-csv, msprof-db)
     MODULE_RESERVED_PEAK("module_reserved_peak"),
     APP_HBM_PEAK("app_hbm_peak"),

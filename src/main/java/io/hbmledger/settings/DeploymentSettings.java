@@ -49,6 +49,8 @@ public final class DeploymentSettings {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains("\"" + key + "\"")) {
                 line = i + 1;
+                // the line as written ("model" : "M",), not a form of it: a source quotes what the file says
+                text = lines.get(i).strip().replaceFirst(",$", "");
                 break;
             }
         }

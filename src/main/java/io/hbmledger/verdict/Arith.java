@@ -58,6 +58,17 @@ final class Arith {
         return s.endsWith(".") ? s + "0" : s;
     }
 
+    /** "ranks 0 and 1", "ranks 0, 2 and 5", "ranks 0-15" for a run of more than three, sorted. */
+    static String ranks(java.util.List<Integer> sorted) {
+        int n = sorted.size();
+        if (n > 3 && sorted.get(n - 1) - sorted.get(0) == n - 1) {
+            return "ranks " + sorted.get(0) + "-" + sorted.get(n - 1);
+        }
+        java.util.List<String> s = sorted.stream().map(String::valueOf).toList();
+        return (n == 1 ? "rank " : "ranks ") + (n == 1 ? s.get(0)
+                : String.join(", ", s.subList(0, n - 1)) + " and " + s.get(n - 1));
+    }
+
     static String gib(Figure f) {
         return gibNumber(f.bytes()) + " GiB";
     }

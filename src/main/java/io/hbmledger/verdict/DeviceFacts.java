@@ -33,8 +33,15 @@ public record DeviceFacts(String device, String model, Figure capacity, Figure u
      *
      * @param server true only when the evidence says this pid is the server's (its log names
      *     the pid, {@code --server-pid}, or the collect record), never from its name alone
+     * @param beforeStart true when only the idle sample taken before the server started lists it
+     *     (no sample at the ledger's moment lists processes)
      */
-    public record ProcessFacts(long pid, String name, Figure bytes, boolean server) {
+    public record ProcessFacts(long pid, String name, Figure bytes, boolean server, boolean beforeStart) {
+
+        /** A process of the sample at the ledger's moment. */
+        public ProcessFacts(long pid, String name, Figure bytes, boolean server) {
+            this(pid, name, bytes, server, false);
+        }
     }
 
     /**

@@ -25,7 +25,7 @@ final class OomRule {
             if (s.oom() == null || !s.has(Fact.OOM_TRIED)) {
                 continue;
             }
-            out.add(finding(s, s.oom(), run.accelerator()));
+            out.add(finding(s, s.oom(), run));
         }
         return out;
     }
@@ -47,7 +47,8 @@ final class OomRule {
                 && index.equals(String.valueOf(s.rank() == null ? 0 : s.rank()));
     }
 
-    private static Finding finding(ServerFacts s, ServerFacts.Oom oom, RunFacts.Accelerator run) {
+    private static Finding finding(ServerFacts s, ServerFacts.Oom oom, RunFacts facts) {
+        RunFacts.Accelerator run = facts.accelerator();
         Figure tried = s.fact(Fact.OOM_TRIED).named("tried_to_allocate");
         List<Figure> figures = new ArrayList<>(List.of(tried));
         StringBuilder text = new StringBuilder("Out of memory");
@@ -132,7 +133,7 @@ final class OomRule {
             if (reachable.bytes() >= tried.bytes()) {
                 text.append(" With the cache released ").append(size(reachable)).append(" would have been free, enough:")
                         .append(" the allocator's cache was fragmented.");
-                advice.add("Set " + allocConf(s) + "=expandable_segments:True so that the allocator's cached blocks can serve a larger request.");
+                advice.add(expandable(allocConf(s), facts));
             } else {
                 text.append(" Even with the cache released only ").append(gib(reachable)).append(" (")
                         .append(reachable.arithmetic()).append(") would have been free, less than ")
@@ -213,6 +214,21 @@ final class OomRule {
         return String.join(", ", out);
     }
 
+    /**
+     * Expandable segments, unless the evidence shows them already on (collect_env's environment, a
+     * start script's export): then that is said, with where, and the advice is headroom instead.
+     */
+    private static String expandable(String variable, RunFacts facts) {
+        Optional<RunFacts.AllocatorSetting> set = facts.allocator(variable);
+        if (set.isPresent() && set.get().expandable()) {
+            return variable + "=" + set.get().value() + " is already set (" + set.get().source().shortForm() + "), and the"
+                    + " cached blocks still could not serve the request: leave more headroom instead, with a lower"
+                    + " gpu_memory_utilization or smaller max_num_seqs / max_num_batched_tokens.";
+        }
+        return "Set " + variable + "=expandable_segments:True so that the allocator's cached blocks can serve a larger request"
+                + set.map(a -> " (it is " + a.value() + " at " + a.source().shortForm() + ")").orElse("") + ".";
+    }
+
     private static String allocConf(ServerFacts s) {
         return s.oom().device() != null && s.oom().device().startsWith("npu") ? "PYTORCH_NPU_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
     }
@@ -226,7 +242,9 @@ final class OomRule {
             case "graph_capture" -> " during graph capture, after the KV cache took its budget";
             case "serving" -> " while serving requests";
             case "after_kv_cache_sizing" -> " after the KV cache was sized (allocation, graph capture, warm-up or serving)";
-            default -> "";
+            // the log shows no phase line before the error (an excerpt cut before them): said, not guessed
+            default -> " in a phase of the start the log does not show (no loading, weights or KV cache line before"
+                    + " the error)";
         };
     }
 
@@ -247,7 +265,9 @@ final class OomRule {
                     + " vLLM's budget grew: lower max_num_seqs / max_num_batched_tokens, or gpu_memory_utilization.");
             default -> List.of("Lower gpu_memory_utilization if the OOM came from memory outside vLLM's budget"
                     + " (graphs, communication buffers, workspaces), or lower max_num_seqs / max_num_batched_tokens"
-                    + " if the activation peak under load outgrew the profiled one.");
+                    + " if the activation peak under load outgrew the profiled one. Which applies depends on the phase:"
+                    + " the server log from its start to the error (\"Starting to load model\", \"Model loading took\","
+                    + " the KV cache lines) tells loading, profiling and the KV cache apart.");
         };
     }
 }

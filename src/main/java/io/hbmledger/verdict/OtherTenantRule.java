@@ -50,11 +50,27 @@ final class OtherTenantRule {
                 }
             }
             boolean serverNamed = d.processes().stream().anyMatch(DeviceFacts.ProcessFacts::server);
-            String text = d.device() + " also holds " + (others.size() == 1 ? "a process" : others.size() + " processes")
+            boolean beforeStart = others.stream().allMatch(DeviceFacts.ProcessFacts::beforeStart);
+            String text = beforeStart
+                    // only the idle sample lists them: they held the memory before the server came (fresh-user finding:
+                    // their memory was counted as the driver's, with a warning in --detail only)
+                    ? d.device() + " was not idle before the server started: the idle sample lists "
+                            + (others.size() == 1 ? "a process" : others.size() + " processes") + " on it, " + names
+                            + ". That memory is another process's, not the driver's: the ledger counts it under"
+                            + " other_processes and leaves it out of driver_baseline; no later sample lists processes, so"
+                            + " whether it still runs is not shown."
+                    : d.device() + " also holds " + (others.size() == 1 ? "a process" : others.size() + " processes")
                     + " not tied to the server by the evidence: " + names + "."
                     + (serverNamed ? "" : notNamed(run.serverPids()));
             List<String> advice = new ArrayList<>();
-            advice.add((serverNamed || run.serverPids().isEmpty()
+            advice.add(beforeStart
+                    ? "Stop " + (others.size() == 1 ? "that process" : "those processes") + " before starting the server, or"
+                            + " lower gpu_memory_utilization so that the server's share of the total and "
+                            + (allKnown ? "the " + io.hbmledger.ledger.Units.gib(sum) : "the memory") + " held by "
+                            + (others.size() == 1 ? "it" : "them") + " fit on the device together; a sample taken while the"
+                            + " server runs, with its process table, shows whether " + (others.size() == 1 ? "it still holds" : "they still hold")
+                            + " it."
+                    : (serverNamed || run.serverPids().isEmpty()
                     ? "Name the server's pids (--server-pid, or a log that prints them)"
                     : "Give the server's pids as this table lists them (--server-pid; from a container, the host's pids)")
                     + " to separate it from other tenants"

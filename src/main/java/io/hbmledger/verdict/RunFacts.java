@@ -17,10 +17,12 @@ import java.util.List;
  *     program, in the order named: they hold memory of their own on a card they share
  * @param containers the containers whose start commands the evidence holds, with the cards each
  *     was given, in the order written
+ * @param allocatorSettings the allocator variables the evidence shows set (collect_env's environment,
+ *     a start script's exports), the last of each variable
  */
 public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
                        Accelerator accelerator, List<Long> serverPids, List<OtherService> otherServices,
-                       List<Container> containers) {
+                       List<Container> containers, List<AllocatorSetting> allocatorSettings) {
 
     public RunFacts {
         servers = List.copyOf(servers);
@@ -29,12 +31,29 @@ public record RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, Lis
         serverPids = List.copyOf(serverPids);
         otherServices = List.copyOf(otherServices);
         containers = List.copyOf(containers);
+        allocatorSettings = List.copyOf(allocatorSettings);
     }
 
-    /** Facts of a run whose evidence holds no container start command. */
+    /** Facts of a run whose evidence holds no container start command and shows no allocator variable. */
     public RunFacts(List<ServerFacts> servers, List<DeviceFacts> devices, List<Figure> peerUtilizations,
                     Accelerator accelerator, List<Long> serverPids, List<OtherService> otherServices) {
-        this(servers, devices, peerUtilizations, accelerator, serverPids, otherServices, List.of());
+        this(servers, devices, peerUtilizations, accelerator, serverPids, otherServices, List.of(), List.of());
+    }
+
+    /**
+     * PyTorch's allocator variable as the evidence shows it set.
+     *
+     * @param variable {@code PYTORCH_CUDA_ALLOC_CONF} or {@code PYTORCH_NPU_ALLOC_CONF}
+     * @param value its value as written
+     * @param expandable whether the value turns expandable_segments on
+     * @param source where it is set
+     */
+    public record AllocatorSetting(String variable, String value, boolean expandable, io.hbmledger.ledger.Source source) {
+    }
+
+    /** The setting of one variable, if the evidence shows it. */
+    public java.util.Optional<AllocatorSetting> allocator(String variable) {
+        return allocatorSettings.stream().filter(a -> a.variable().equals(variable)).findFirst();
     }
 
     /** Facts of a run whose evidence names no server pid and no other serving program. */

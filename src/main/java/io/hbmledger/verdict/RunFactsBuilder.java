@@ -13,6 +13,7 @@ import io.hbmledger.ledger.DeviceLedger;
 import io.hbmledger.ledger.EvidenceSet;
 import io.hbmledger.ledger.Ledger;
 import io.hbmledger.ledger.TaggedObservation;
+import io.hbmledger.ledger.smi.IdleSample;
 import io.hbmledger.ledger.vllm.ServerStartsInLog;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -87,7 +88,17 @@ public final class RunFactsBuilder {
             }
         }
         return new RunFacts(servers, devices(ev, ledger, acc), peers, acc, ev.serverPids().stream().sorted().toList(),
-                otherServices(ev), containers(ev));
+                otherServices(ev), containers(ev), allocatorSettings(ev));
+    }
+
+    /** Each allocator variable the evidence shows set, the last line of each (a later export overrides an earlier one). */
+    private static List<RunFacts.AllocatorSetting> allocatorSettings(EvidenceSet ev) {
+        Map<String, RunFacts.AllocatorSetting> out = new LinkedHashMap<>();
+        for (TaggedObservation t : ev.quantity(Quantity.EXPANDABLE_SEGMENTS)) {
+            String variable = t.o().context().component();
+            out.put(variable, new RunFacts.AllocatorSetting(variable, t.o().text(), t.o().value() == 1, t.source()));
+        }
+        return List.copyOf(out.values());
     }
 
     /**
@@ -361,12 +372,33 @@ public final class RunFactsBuilder {
                             serverPids.contains(t.o().context().pid())));
                 }
             }
+            if (procs.isEmpty() && d.deviceId() != null && usedFile(ev, d).map(f -> !ev.smiListsProcesses(f)).orElse(true)) {
+                procs.addAll(idleProcesses(ev, d.deviceId(), serverPids));
+            }
             String model = modelByCapacity(acc, cap);
             out.add(new DeviceFacts(d.device(), model, cap, used, procs, true, sampleOf(ev, d)));
         }
         if (ev.layout() == null || !ev.layout().devicesGiven()) {
             // the devices were assumed: every card the sample shows may be the one the user asks about
             out.addAll(sampledOnly(ev, ledger, acc));
+        }
+        return out;
+    }
+
+    /**
+     * The processes an idle sample listed before the server started, when no sample at the
+     * ledger's moment lists processes: the ledger counts them as other processes' memory
+     * (ProcessTableRule), and the findings name them.
+     */
+    private static List<DeviceFacts.ProcessFacts> idleProcesses(EvidenceSet ev, int deviceId, Set<Long> serverPids) {
+        List<DeviceFacts.ProcessFacts> out = new ArrayList<>();
+        for (TaggedObservation t : IdleSample.of(ev, deviceId).map(IdleSample::processes).orElse(List.of())) {
+            Long pid = t.o().context().pid();
+            if (pid != null && !serverPids.contains(pid)) {
+                out.add(new DeviceFacts.ProcessFacts(pid, t.o().context().processName(), Figure.bytes("process", t.o().bytes(),
+                        Confidence.MEASURED, null, List.of(t.source())),
+                        false, true));
+            }
         }
         return out;
     }

@@ -4,8 +4,13 @@ import static io.hbmledger.verdict.Arith.gib;
 import static io.hbmledger.verdict.Arith.ratio;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A start the engine refused because too little memory was free (vLLM V1's
@@ -23,15 +28,44 @@ final class StartRefusedRule {
     private StartRefusedRule() {
     }
 
+    /**
+     * One finding per instance: when every TP rank of a start logs its own refusal, the ranks are
+     * named once, with the figures of the rank that had the least free (the largest share that
+     * starts must pass on every rank), and the other ranks' free memory beside them.
+     */
     static List<Finding> apply(RunFacts run) {
-        List<Finding> out = new ArrayList<>();
+        Map<String, List<ServerFacts>> byInstance = new LinkedHashMap<>();
         for (ServerFacts s : run.servers()) {
-            if (s.refusal() != null && s.has(Fact.FREE_AT_START, Fact.TOTAL_SEEN)) {
-                requested(s).ifPresent(asked -> out.add(withSplitUnknown(withCapacity(refused(s, asked, run.accelerator()), s, run),
-                        s, run)));
+            if (s.refusal() != null && s.has(Fact.FREE_AT_START, Fact.TOTAL_SEEN) && requested(s).isPresent()) {
+                byInstance.computeIfAbsent(s.instance() + "\u0000" + (s.rank() == null), k -> new ArrayList<>()).add(s);
             }
         }
+        List<Finding> out = new ArrayList<>();
+        for (List<ServerFacts> ranks : byInstance.values()) {
+            ServerFacts least = ranks.stream().min(Comparator.comparingLong(s -> s.fact(Fact.FREE_AT_START).bytes())).orElseThrow();
+            Finding f = withSplitUnknown(withCapacity(refused(least, requested(least).orElseThrow(), run.accelerator()),
+                    least, run), least, run);
+            out.add(ranks.size() == 1 ? f : onRanks(f, ranks, least));
+        }
         return out;
+    }
+
+    /** The finding of the rank with the least free, said once for all the ranks that refused. */
+    private static Finding onRanks(Finding f, List<ServerFacts> ranks, ServerFacts least) {
+        Set<String> devices = new LinkedHashSet<>();
+        ranks.forEach(r -> devices.addAll(r.devices()));
+        List<Integer> numbers = ranks.stream().map(ServerFacts::rank).sorted().toList();
+        boolean same = ranks.stream().allMatch(r -> r.fact(Fact.FREE_AT_START).bytes().equals(least.fact(Fact.FREE_AT_START).bytes()));
+        List<String> others = new ArrayList<>();
+        for (ServerFacts r : ranks) {
+            if (r != least) {
+                others.add("rank " + r.rank() + " " + gib(r.fact(Fact.FREE_AT_START)));
+            }
+        }
+        String text = f.text().replaceFirst("^The start was refused: ", "The start was refused on " + Arith.ranks(numbers)
+                + (same ? ", each with the same figures: " : ", each on its own device (free at start: " + String.join(", ", others)
+                        + "; the figures are rank " + least.rank() + "'s, the least free): "));
+        return new Finding(f.kind(), f.severity(), List.copyOf(devices), f.instance(), text, f.figures(), f.advice());
     }
 
     /**

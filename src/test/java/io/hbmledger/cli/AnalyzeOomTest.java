@@ -55,6 +55,63 @@ class AnalyzeOomTest {
         assertThat(f.get("advice").toString()).contains("max_num_batched_tokens").doesNotContain("expandable_segments");
     }
 
+    /**
+     * A report that pastes its start command and the error line only (cut before every phase line:
+     * no loading line, no weights or KV figure, no traceback): the log does not show the phase, so
+     * the finding says so instead of "while loading the weights" (fresh-user finding). The error is
+     * the corpus 264 log's line 16, without the traceback above it.
+     */
+    @Test
+    void anOomCutBeforeThePhaseLinesHasAnUnknownPhase() throws Exception {
+        String error = java.nio.file.Files.readAllLines(Corpus.file("vllm-log/vllm-ascend-264_deepseek-r1_ray_tp16_npu_oom.log"))
+                .get(15);
+        Path paste = tmp.resolve("issue.md");
+        Files.writeString(paste, "I start it and get:\n\n```\n$ vllm serve /models/DeepSeek-R1 --tensor-parallel-size 16"
+                + " --gpu-memory-utilization 0.9\n...\n" + error + "\n```\n");
+        JsonNode f = oom(AnalyzeFindingsTest.json(CliRun.of("analyze", paste.toString(), "--no-write", "--format", "json")));
+        assertThat(f.get("text").asText()).contains("in a phase of the start the log does not show")
+                .doesNotContain("while loading the weights");
+        assertThat(f.get("advice").toString()).doesNotContain("The weights of one device do not fit")
+                .contains("tells loading, profiling and the KV cache apart");
+        // the figures are still read: 17.50 GiB tried with 5.96 GiB free
+        assertThat(gib(f, "tried_to_allocate")).isCloseTo(17.50, within(0.006));
+    }
+
+    /** The torch 2.1+ OOM line of {@link #torch21OomWithItsCacheEnoughIsFragmentation} (its cache would have served it). */
+    private static final String TORCH21_OOM = "(VllmWorker rank=1 pid=254) ERROR 05-01 10:00:00 [multiproc_executor.py:470]"
+            + " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB. GPU 1 has a total capacity of 93.02 GiB"
+            + " of which 1.18 GiB is free. Process 2752205 has 91.82 GiB memory in use. Of the allocated memory 90.63 GiB is"
+            + " allocated by PyTorch, and 120.54 MiB is reserved by PyTorch but unallocated.";
+
+    /**
+     * An issue with its collect_env output: vLLM's layout (vllm/collect_env.py env_info_fmt: the
+     * "Environment Variables" banner, then get_env_vars' NAME=value lines) and vllm-ascend's
+     * (collect_env.py: "ENV Variables:", then the same lines). The allocator variable set there is
+     * not advised again; the advice says it is already set and where.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {
+        "==============================\n         vLLM Info\n==============================\nvLLM Version                 : 0.9.1\n"
+                + "GPU Topology:\n  Could not collect\n\n==============================\n     Environment Variables\n"
+                + "==============================\nNCCL_CUMEM_ENABLE=0\nPYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+                + "CUDA_MODULE_LOADING=LAZY\n",
+        // vLLM's plugin loader logs before the report when a platform plugin is installed: the block reads as a log
+        "INFO 02-04 09:39:22 [__init__.py:217] Platform plugin ascend is activated\n==============================\n"
+                + "     Environment Variables\n==============================\nPYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n",
+        "vLLM Version: 0.9.1\nvLLM Ascend Version: 0.9.1\n\nENV Variables:\nTORCH_DEVICE_BACKEND_AUTOLOAD=1\n"
+                + "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n\nNPU:\nCould not collect\n"})
+    void collectEnvThatSetsExpandableSegmentsIsNotAdvisedAgain(String collectEnv) throws Exception {
+        Path issue = tmp.resolve("issue.md");
+        String env = "### Your current environment\n\n```text\nCollecting environment information...\n" + collectEnv + "```\n";
+        int line = env.substring(0, env.indexOf("PYTORCH_CUDA_ALLOC_CONF")).split("\n", -1).length;
+        Files.writeString(issue, env + "\n### Describe the bug\n\n```\n" + TORCH21_OOM + "\n```\n");
+        JsonNode f = oom(AnalyzeFindingsTest.json(CliRun.of("analyze", issue.toString(), "--no-write", "--format", "json")));
+        assertThat(f.get("text").asText()).contains("fragmented");
+        String advice = f.get("advice").toString();
+        assertThat(advice).contains("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True is already set (" + issue + ":" + line)
+                .doesNotContain("Set PYTORCH_CUDA_ALLOC_CONF");
+    }
+
     @Test
     void torch21OomWithItsCacheEnoughIsFragmentation() throws Exception {
         Path log = tmp.resolve("worker.log");

@@ -35,6 +35,22 @@ class DiffCommandTest {
         assertThat(d.out()).doesNotContain("device npu:1/chip:0 (");
         // TP differs, stated by both run.json files
         assertThat(d.out()).contains("tensor_parallel_size     1                -> 16");
+        // each source quotes its run.json line as written (A3 line 9 '"tp" : 1', line 12 '"gpu_memory_utilization" : 0.8';
+        // R1 line 10 '"tp" : 16'), in single quotes around its own double quotes: never ""tp": 1"
+        assertThat(d.out()).contains("(run.json:9 '\"tp\" : 1' | run.json:10 '\"tp\" : 16')",
+                "run.json:12 '\"gpu_memory_utilization\" : 0.8'").doesNotContain("\"\"");
+    }
+
+    /** A report.json side cites its sources as the run's own side does: file:line and the text as written. */
+    @Test
+    void aReportJsonSideQuotesItsSourcesLikeARun(@TempDir Path dir) throws Exception {
+        CliRun analyze = CliRun.of("analyze", "--no-write", "--format", "json", A3);
+        Path report = Files.writeString(dir.resolve("report.json"), analyze.out());
+        io.hbmledger.diff.Side fromReport = io.hbmledger.diff.SideReader.read(report, w -> { });
+        io.hbmledger.diff.Side fromRun = io.hbmledger.diff.SideReader.read(Path.of(A3), w -> { });
+        // kv_cache: the startup log's "Available KV cache memory" line, with its text (was "file:line" only)
+        String kv = fromReport.devices().get(0).amounts().get("kv_cache").source();
+        assertThat(kv).isEqualTo(fromRun.devices().get(0).amounts().get("kv_cache").source()).matches(".*vllm-startup\\.log:\\d+ \".+\"");
     }
 
     @Test

@@ -86,16 +86,22 @@ class EvidenceCasesTest {
         assertThat(obs(smi, "hbm_total", "npu:0/chip:0").path("bytes").asLong()).isEqualTo(32768 * MIB);
         assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("bytes").asLong()).isEqualTo(28045 * MIB);
         assertThat(obs(smi, "hbm_used", "npu:1/chip:0").path("line").asInt()).isEqualTo(12);
-        // the comment holds two shell scripts (docker run, run.sh): no tool output, listed and skipped; its
+        // the comment holds two shell scripts (docker run, run.sh): no tool output; run.sh's environment is read
+        // (line 38: export PYTORCH_NPU_ALLOC_CONF="expandable_segments:True"), the docker run's cards too; its
         // first line names the embedding server that shares the cards, the image tag as written
         JsonNode md = out.path("files").get(1);
         assertThat(md.path("format").asText()).isEqualTo("pasted-text");
         List<String> parts = new ArrayList<>();
         md.path("parts").forEach(p -> parts.add(p.path("first_line").asInt() + "-" + p.path("last_line").asInt()
                 + " " + p.path("format").asText()));
-        // lines 7-31: the docker run of the vLLM image, its cards on lines 12-19; lines 37-44: run.sh, no command read
+        // lines 7-31: the docker run of the vLLM image, its cards on lines 12-19; lines 37-44: run.sh, its environment
         assertThat(parts).containsExactly("1-2 user-statement", "4-4 prose", "7-31 container-command", "34-34 prose",
-                "37-44 unrecognised");
+                "37-44 environment");
+        JsonNode alloc = obs(md, "expandable_segments", null);
+        assertThat(alloc.path("value").asDouble()).isEqualTo(1.0);
+        assertThat(alloc.path("line").asInt()).isEqualTo(38);
+        assertThat(alloc.path("text").asText()).isEqualTo("expandable_segments:True");
+        assertThat(alloc.path("component").asText()).isEqualTo("PYTORCH_NPU_ALLOC_CONF");
         assertThat(obs(md, "other_service", null).path("text").asText()).isEqualTo("mis-tei:7.2.RC1-800I-A2-aarch64");
         assertThat(obs(md, "other_service", null).path("line").asInt()).isEqualTo(1);
         // line 1: "镜像回退到mis-tei:7.2.RC1-800I-A2-aarch64后解决", the reporter's fix

@@ -361,10 +361,10 @@ class AttributionTest {
         add("idle2.txt", Observation.bytes(Quantity.PROCESS_MEMORY, 8 * MIB, 40, "8").in(Context.builder().device("npu:0/chip:0").pid(5L).build()));
         Entry base = entry(Attribution.standard().attribute(new EvidenceSet(obs, files,
                 Layout.of(1, 1, List.of(0), List.of(), null))).devices().get(0), Component.DRIVER_BASELINE);
-        // first sample: 3412 MiB; range 3412 MiB = 3.33 GiB .. 3420 MiB = 3.34 GiB
+        // first sample: 3412 MiB, no process in it; range 3412 MiB = 3.33 GiB .. 3420 MiB = 3.34 GiB
         assertThat(base.bytes()).isEqualTo(3412 * MIB);
         assertThat(base.note()).contains("first of 2 idle samples, which range 3.33 GiB to 3.34 GiB")
-                .contains("WARNING: the idle sample(s) list 1 process(es)");
+                .contains("a later idle sample lists pid 5 without a name 0.01 GiB, not in this figure");
     }
 
     /** A ready sample and nothing else: the sum check must not present "0.00 GiB" as a sum of known lines. */

@@ -131,6 +131,11 @@ public final class PasteReader implements EvidenceReader {
                 } else if (!container) {
                     parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
                 }
+                List<Observation> env = EnvironmentLines.read(lines, s.first(), s.last(),
+                        commands.stream().map(c -> new int[] {c.first(), c.last()}).toList());
+                if (!env.isEmpty()) {
+                    parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.ENVIRONMENT, s.label(), env, List.of()));
+                }
                 for (InlineCommands.Command c : commands) {
                     asLog("\n".repeat(c.first() - 1) + String.join("\n", c.texts()) + "\n", displayPath)
                             .map(f -> new EvidencePart(c.first(), c.last(), f.format(), INLINE, f.observations(), f.warnings()))
@@ -156,7 +161,11 @@ public final class PasteReader implements EvidenceReader {
             for (PasteSegment r : runs) {
                 dispatch(lines, r, displayPath).ifPresent(read::add);
             }
-            if (read.isEmpty() && !container) {
+            List<Observation> env = read.isEmpty() ? EnvironmentLines.read(lines, s.first(), s.last(), List.of()) : List.of();
+            if (!env.isEmpty()) {
+                // collect_env output, a start script's exports: no tool's output, but the environment it ran in
+                parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.ENVIRONMENT, s.label(), env, List.of()));
+            } else if (read.isEmpty() && !container) {
                 parts.add(new EvidencePart(s.first(), s.last(), EvidenceFormat.UNKNOWN, s.label(), List.of(), List.of()));
             } else {
                 parts.addAll(read);

@@ -35,10 +35,11 @@ import java.util.regex.Pattern;
  *       profiled: another process on the device released memory, so the engine cannot size its KV
  *       cache. Not a lack of memory, but the start fails there.</li>
  *   <li>an out-of-memory error ("Tried to allocate", any letter case): phase from what this start
- *       printed before it: {@code model_loading} (nothing yet after the start marker),
- *       {@code memory_profiling} (weights printed, no KV budget yet), {@code after_kv_cache_sizing}
- *       (KV budget, blocks or tokens printed: KV allocation, graph capture, warm-up or serving), and
- *       {@code unknown} when the excerpt holds no start marker and no earlier figure. A Python
+ *       printed before it, the latest of: {@code model_loading} (a loading line: "Starting to load
+ *       model", the checkpoint shards bar), {@code memory_profiling} (weights printed, no KV budget
+ *       yet), {@code after_kv_cache_sizing} (KV budget, blocks or tokens printed: KV allocation,
+ *       graph capture, warm-up or serving), and {@code unknown} when none was printed since the
+ *       start marker (an excerpt cut before the phase lines: the phase is not guessed). A Python
  *       traceback printed just before the error names the phase more precisely, and wins (see
  *       {@link TracebackPhase}): {@code model_loading}, {@code memory_profiling},
  *       {@code kv_cache_allocation}, {@code graph_capture} or {@code serving}.</li>
@@ -56,9 +57,21 @@ final class MemoryFailures {
     /** The OOM message from its device word on, without a progress bar or log prefix glued before it. */
     private static final Pattern OOM_TEXT = Pattern.compile("(?i)(?:\\b\\w+\\s+)?out of memory\\b.*|tried to allocate.*");
 
-    private enum Stage { NONE, STARTED, WEIGHTS, KV }
+    /**
+     * Lines printed while the weights load, before vLLM's "Loading model weights took" / "Model
+     * loading took": the model runner's "Starting to load model X..." (vLLM V0 and V1,
+     * vllm-ascend), weight_utils' "Using model weights format", the loaders' "Loading
+     * safetensors checkpoint shards" / "Loading pt checkpoint shards" bars and default_loader's
+     * "Loading weights took N seconds" (read, not yet placed).
+     */
+    private static final Pattern LOADING = Pattern.compile(
+            "Starting to load model|Using model weights format|Loading \\w+ checkpoint shards|Loading weights took");
 
-    private Stage stage = Stage.NONE;
+    /** Lines of the latest start's phases, 0 when not printed since it. */
+    private int startedAt;
+    private int loadingAt;
+    private int weightsAt;
+    private int kvAt;
     private final TracebackPhase traceback = new TracebackPhase();
 
     /** Cheap test: a lower-case line that may hold a failure phrase. */
@@ -85,12 +98,7 @@ final class MemoryFailures {
             phase = "profiling_check";
             text = m.group();
         } else if (oom) {
-            phase = traceback.phase(lineNo).orElse(switch (stage) {
-                case NONE -> "unknown";
-                case STARTED -> "model_loading";
-                case WEIGHTS -> "memory_profiling";
-                case KV -> "after_kv_cache_sizing";
-            });
+            phase = traceback.phase(lineNo).orElse(printedPhase());
             Matcher t = OOM_TEXT.matcher(msg);
             text = t.find() ? t.group().strip() : msg.strip();
         }
@@ -99,18 +107,45 @@ final class MemoryFailures {
         }
     }
 
-    /** Remembers the functions of a traceback's frames, for the phase of an error that follows. */
+    /**
+     * The phase the latest line of the start-up shows: loading lines, the weights figure, the KV
+     * budget. A start marker alone shows none (an excerpt cut before the phase lines, or a start
+     * that failed before loading): unknown, not guessed.
+     */
+    private String printedPhase() {
+        int latest = Math.max(Math.max(startedAt, loadingAt), Math.max(weightsAt, kvAt));
+        if (latest == 0) {
+            return "unknown";
+        }
+        return latest == kvAt ? "after_kv_cache_sizing" : latest == weightsAt ? "memory_profiling"
+                : latest == loadingAt ? "model_loading" : "unknown";
+    }
+
+    /**
+     * Remembers the functions of a traceback's frames, for the phase of an error that follows, and
+     * the lines printed while the weights load.
+     */
     void frame(String message, int lineNo) {
         traceback.frame(message, lineNo);
+        // after the KV budget a loading line is not the start's (a LoRA adapter loaded while serving)
+        if (kvAt == 0 && message.indexOf("oad") >= 0 && LOADING.matcher(message).find()) {
+            loadingAt = lineNo;
+        }
     }
 
     /** Follows the start-up: a new start, then weights, then the KV budget. */
     void note(List<Observation> figures) {
         for (Observation o : figures) {
             switch (o.quantity()) {
-                case SERVER_START -> stage = Stage.STARTED;
-                case WEIGHTS -> stage = stage == Stage.KV ? Stage.KV : Stage.WEIGHTS;
-                case KV_CACHE_AVAILABLE, AVAILABLE_MEMORY, GPU_BLOCKS, KV_CACHE_TOKENS -> stage = Stage.KV;
+                case SERVER_START -> {
+                    startedAt = o.line();
+                    loadingAt = loadingAt == o.line() ? loadingAt : 0;
+                    weightsAt = 0;
+                    kvAt = 0;
+                }
+                // a weights line after the KV budget (a drafter's) does not take the start back to profiling
+                case WEIGHTS -> weightsAt = kvAt > 0 ? weightsAt : o.line();
+                case KV_CACHE_AVAILABLE, AVAILABLE_MEMORY, GPU_BLOCKS, KV_CACHE_TOKENS -> kvAt = o.line();
                 default -> {
                 }
             }

@@ -13,6 +13,7 @@ import io.hbmledger.evidence.Observation;
 import io.hbmledger.evidence.Quantity;
 import io.hbmledger.evidence.Quote;
 import io.hbmledger.evidence.TextLines;
+import io.hbmledger.evidence.command.AllocatorConf;
 import io.hbmledger.evidence.command.PythonEngineCall;
 import io.hbmledger.evidence.command.ServeCommand;
 import io.hbmledger.evidence.command.TorchrunCommand;
@@ -394,7 +395,7 @@ public final class VllmLogParser {
         boolean startish = line.contains("pid=") || STARTISH.matcher(line).find();
         boolean candidate = mayHoldFigure(lower);
         boolean deploy = st.command.continues() || EngineArgs.mayHold(lower) || lower.contains("vllm")
-                || lower.contains("visible_devices") || st.python.continues() || PythonEngineCall.mayStart(line)
+                || lower.contains("visible_devices") || lower.contains("_alloc_conf") || st.python.continues() || PythonEngineCall.mayStart(line)
                 || TorchrunCommand.mayHold(lower);
         boolean failure = MemoryFailures.mayHold(lower);
         if (!startish && !candidate && !deploy && !failure && st.openTables.isEmpty()) {
@@ -427,6 +428,10 @@ public final class VllmLogParser {
                         observations.add(context(Observation.value(Quantity.SERVER_START, 1, lineNo, "start call"), seg));
                     }
                     py.forEach(o -> observations.add(context(o, seg)));
+                }
+                // the allocator's variable on a shell line or collect_env's environment section; not a start of its own
+                if (!seg.tabular()) {
+                    AllocatorConf.read(seg.message(), lineNo).forEach(o -> observations.add(context(o, seg)));
                 }
                 EngineArgs.read(seg, lineNo, observations);
             }

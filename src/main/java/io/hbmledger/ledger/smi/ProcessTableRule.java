@@ -12,6 +12,7 @@ import io.hbmledger.ledger.Source;
 import io.hbmledger.ledger.TaggedObservation;
 import io.hbmledger.ledger.Units;
 import io.hbmledger.ledger.check.UnlistedServerCheck;
+import io.hbmledger.run.Moment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,13 +34,14 @@ public final class ProcessTableRule implements DeviceRule {
     @Override
     public void apply(EvidenceSet ev, DeviceDraft d) {
         if (d.sampleFile() == null) {
-            d.decide(Entry.unknown(Component.OTHER_PROCESSES, "no " + Accelerator.smiName(ev) + " sample at " + d.moment()));
+            String none = "no " + Accelerator.smiName(ev) + " sample at " + d.moment();
+            d.decide(idleOthers(ev, d, none).orElse(Entry.unknown(Component.OTHER_PROCESSES, none)));
             return;
         }
         EvidenceSet.FileInfo sample = ev.smiFile(d.sampleFile(), d.sampleMoment());
         if (!ev.smiListsProcesses(sample)) {
-            d.decide(Entry.unknown(Component.OTHER_PROCESSES,
-                    "the " + d.moment() + " sample lists no process on any device (no process table, or it was cut off)"));
+            String none = "the " + d.moment() + " sample lists no process on any device (no process table, or it was cut off)";
+            d.decide(idleOthers(ev, d, none).orElse(Entry.unknown(Component.OTHER_PROCESSES, none)));
             return;
         }
         List<TaggedObservation> procs = ev.smiRows(sample, d.logicalDevice()).stream()
@@ -95,6 +97,26 @@ public final class ProcessTableRule implements DeviceRule {
                             + " B (" + Units.gib(outside) + ")"));
             d.refine(Component.DRIVER_BASELINE, ProcessTableRule.class, "part of outside_processes, so not in the sum");
         }
+    }
+
+    /**
+     * Without a process table at the ledger's moment, the processes the idle sample listed before
+     * the server started (not the server's pids): they held that memory before vLLM came and are
+     * taken to hold it still, so inferred. {@link DriverBaselineRule} leaves them out of the driver.
+     */
+    private static java.util.Optional<Entry> idleOthers(EvidenceSet ev, DeviceDraft d, String why) {
+        List<Long> pids = ev.serverPids();
+        List<TaggedObservation> rows = IdleSample.of(ev, d.logicalDevice()).map(IdleSample::processes).orElse(List.of())
+                .stream().filter(t -> !pids.contains(t.o().context().pid())).toList();
+        if (rows.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        long sum = sum(rows);
+        return java.util.Optional.of(new Entry(Component.OTHER_PROCESSES, sum, Confidence.INFERRED, sources(rows),
+                "listed in the idle sample taken before the server started (" + IdleSample.describe(rows) + "); " + why
+                        + (rows.size() == 1 ? ", so it is taken to hold" : ", so they are taken to hold") + " the same memory still", Moment.BASELINE.jsonName(), true,
+                (rows.size() == 1 ? "pid " + rows.get(0).o().context().pid() + " " + sum + " B" : arithmetic(rows))
+                        + " as listed before the server started"));
     }
 
     /**

@@ -180,18 +180,37 @@ class VllmLogFailureTest {
         assertThat(detected(line)).isTrue();
     }
 
+    /** The phase tests' lines: an OOM, a start marker, vLLM's weights figure and its KV budget (V1 wording). */
+    private static final String OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total"
+            + " capacity of 79.15 GiB of which 1.06 GiB is free.\n";
+    private static final String START = "INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.1\n";
+    private static final String WEIGHTS = "INFO 01-01 00:00:01 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds\n";
+    private static final String KV = "INFO 01-01 00:00:02 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB\n";
+
     @Test
     void oomPhaseFollowsTheStartUp() {
-        String oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
-                + " of which 1.06 GiB is free.\n";
-        String start = "INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.1\n";
-        String weights = "INFO 01-01 00:00:01 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 5.1 seconds\n";
-        String kv = "INFO 01-01 00:00:02 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB\n";
-        assertThat(phase(start + oom)).isEqualTo("model_loading");
-        assertThat(phase(start + weights + oom)).isEqualTo("memory_profiling");
-        assertThat(phase(start + weights + kv + oom)).isEqualTo("after_kv_cache_sizing");
+        // vllm-ascend #2667 (corpus) lines 28 and 31: what the model runner and the loader print while loading
+        String loading = "(EngineCore_0 pid=1440043) INFO 09-02 03:32:12 [model_runner_v1.py:2282] Starting to load model"
+                + " LLM-Research/Meta-Llama-3.1-8B-Instruct...\n";
+        String shards = "Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]\n";
+        assertThat(phase(START + loading + OOM)).isEqualTo("model_loading");
+        assertThat(phase(START + shards + OOM)).isEqualTo("model_loading");
+        assertThat(phase(START + WEIGHTS + OOM)).isEqualTo("memory_profiling");
+        assertThat(phase(START + WEIGHTS + KV + OOM)).isEqualTo("after_kv_cache_sizing");
         // a second start begins again
-        assertThat(phase(start + weights + kv + start + oom)).isEqualTo("model_loading");
+        assertThat(phase(START + WEIGHTS + KV + START + loading + OOM)).isEqualTo("model_loading");
+    }
+
+    /**
+     * An excerpt cut before the phase lines (a START marker, then the error) does not show the
+     * phase: unknown, not "while loading the weights" (fresh-user finding); nor does a second
+     * START that printed nothing yet.
+     */
+    @Test
+    void oomAfterAStartMarkerAloneHasNoPhase() {
+        assertThat(phase(START + OOM)).isEqualTo("unknown");
+        assertThat(phase(OOM)).isEqualTo("unknown");
+        assertThat(phase(START + WEIGHTS + KV + START + OOM)).isEqualTo("unknown");
     }
 
     /**
@@ -230,19 +249,15 @@ class VllmLogFailureTest {
         assertThat(of(log, "oom_reserved_unallocated")).extracting(Observation::bytes).containsExactly(0L);
     }
 
-    /** A traceback names the phase over what the start printed; an old one, far above, does not. */
+    /** A traceback names the phase over what the START printed; an old one, far above, does not. */
     @Test
     void tracebackPhaseWinsWhenNearAndGraphCaptureOutranksExecuteModel() {
-        String oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
-                + " of which 1.06 GiB is free.\n";
-        String start = "INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.1\n";
-        String kv = "INFO 01-01 00:00:02 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB\n";
         String capture = "  File \"/x/gpu_model_runner.py\", line 1, in capture_model\n  File \"/x/gpu_model_runner.py\", line 2, in execute_model\n";
         String serving = "  File \"/x/gpu_worker.py\", line 1, in execute_model\n";
-        assertThat(phase(start + kv + capture + oom)).isEqualTo("graph_capture");
-        assertThat(phase(start + kv + serving + oom)).isEqualTo("serving");
+        assertThat(phase(START + KV + capture + OOM)).isEqualTo("graph_capture");
+        assertThat(phase(START + KV + serving + OOM)).isEqualTo("serving");
         String far = "INFO 01-01 00:00:03 [loggers.py:1] Avg prompt throughput: 1.0 tokens/s\n".repeat(TracebackPhase.REACH + 1);
-        assertThat(phase(start + kv + capture + far + oom)).isEqualTo("after_kv_cache_sizing");
+        assertThat(phase(START + KV + capture + far + OOM)).isEqualTo("after_kv_cache_sizing");
     }
 
     private static String phase(String text) {
