@@ -40,14 +40,8 @@ class MsprofExecutorTest {
             long[] waited = new long[1];
             ex.withProgress(1L << 30, "test", progress -> {
                 long start = System.nanoTime();
-                Future<?> first = ex.executor().submit(() -> {
-                    try {
-                        // it reads nothing until the second has run: the second must not wait for it
-                        assertThat(secondRan.await(10, TimeUnit.SECONDS)).isTrue();
-                    } catch (InterruptedException e) {
-                        throw new AssertionError(e);
-                    }
-                });
+                // it reads nothing until the second has run: the second must not wait for it
+                Future<?> first = ex.executor().submit(readsNothingUntil(secondRan));
                 done(ex.executor().submit(() -> {
                     waited[0] = System.nanoTime() - start;
                     secondRan.countDown();
@@ -65,19 +59,24 @@ class MsprofExecutorTest {
             CountDownLatch secondRan = new CountDownLatch(1);
             ex.withProgress(MsprofExecutor.HOLD_FROM_BYTES - 1, "test", progress -> {
                 long start = System.nanoTime();
-                Future<?> first = ex.executor().submit(() -> {
-                    try {
-                        assertThat(secondRan.await(10, TimeUnit.SECONDS)).isTrue();
-                    } catch (InterruptedException e) {
-                        throw new AssertionError(e);
-                    }
-                });
+                Future<?> first = ex.executor().submit(readsNothingUntil(secondRan));
                 done(ex.executor().submit(secondRan::countDown));
                 assertThat(System.nanoTime() - start).isLessThan(MsprofExecutor.HOLD_NANOS / 2);
                 done(first);
                 return null;
             });
         }
+    }
+
+    /** A first reader that reports no byte until {@code other} has run. */
+    private static Runnable readsNothingUntil(CountDownLatch other) {
+        return () -> {
+            try {
+                assertThat(other.await(10, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
     }
 
     private static void done(Future<?> f) {
