@@ -71,12 +71,11 @@ public enum EvidenceFormat {
     }
 
     /**
-     * True when the format's {@code line} counts data rows of a table (msprof CSV, header
-     * excluded; SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
-     * nvidia-smi's CSV is command output, read as text: its {@code line} is the file's line.
+     * True when the format's {@code line} counts data rows of a table (CSV, header excluded;
+     * SQLite rowid), not lines of the file (evidence-v1): shown as {@code row N}.
      */
     public boolean countsDataRows() {
-        return this == MSPROF_CSV || this == MSPROF_DB;
+        return this == NVIDIA_SMI_CSV || this == MSPROF_CSV || this == MSPROF_DB;
     }
 
     @Override

@@ -14,7 +14,7 @@ import java.util.Objects;
  * @param quantity what the number measures
  * @param bytes amount in bytes, or null when this is a {@code value}
  * @param value dimensionless number, or null when this is a memory amount
- * @param line 1-based text line (nvidia-smi CSV included), or 1-based data row for msprof CSV/SQLite (header excluded)
+ * @param line 1-based text line, or 1-based data row for CSV/SQLite (header excluded)
  * @param text the value as written in the file, unit included
  * @param context device, process or series the source names next to the number; never null
  */

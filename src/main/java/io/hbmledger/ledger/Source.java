@@ -4,7 +4,7 @@ package io.hbmledger.ledger;
  * Where a number came from.
  *
  * @param file the evidence file as shown to the user (run directory joined with the path)
- * @param line 1-based line, or for an msprof table (CSV, SQLite) the 1-based data row, header
+ * @param line 1-based line, or for a table file (CSV, SQLite) the 1-based data row, header
  *     excluded, as the evidence contract counts it
  * @param text the value exactly as written, unit included
  * @param dataRow true when {@code line} is a data row of a table file, not a line of text: it is

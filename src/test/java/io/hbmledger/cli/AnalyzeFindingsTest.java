@@ -271,19 +271,18 @@ class AnalyzeFindingsTest {
                 .contains("--moment FILE=oom");
     }
 
-    // ---- 7: an nvidia-smi CSV value cites the line it is on in the file
+    // ---- 7: a CSV data row is never shown as a file line
 
     @Test
-    void finding7NvidiaCsvSourcesCiteTheirFileLine() throws Exception {
+    void finding7CsvSourcesSayRowNotLine() throws Exception {
         String csv = corpus("nvidia-smi/query-gpu-csv_2gpu_index_used_total.csv");
-        // "1, 8311 MiB, 16303 MiB" is file line 3 (one header line): cited as :3, not as "row 2" (or "row 1" for GPU 0's line 2)
-        CliRun text = CliRun.of("analyze", csv, "--tp", "2", "--moment", csv + "=ready", "--all-devices", "--detail");
+        // data row 2 "1, 8311 MiB, 16303 MiB" is file line 3 (one header line)
+        CliRun text = CliRun.of("analyze", csv, "--tp", "2", "--moment", csv + "=ready", "--all-devices");
         assertThat(text.exit()).isEqualTo(0);
-        assertThat(text.out()).contains(":3 \"8311 MiB\"", ":2 \"103 MiB\"").doesNotContain("row 2 \"8311 MiB\"")
-                .doesNotContain("row 1");
+        assertThat(text.out()).contains("row 2 \"8311 MiB\"").doesNotContain(":2 \"8311 MiB\"");
         JsonNode d1 = device(json(CliRun.of("analyze", csv, "--tp", "2", "--moment", csv + "=ready", "--format", "json")), 1);
-        assertThat(d1.get("used_source").get("line").asInt()).isEqualTo(3);
-        assertThat(d1.get("used_source").has("data_row")).isFalse();
+        assertThat(d1.get("used_source").get("line").asInt()).isEqualTo(2);
+        assertThat(d1.get("used_source").get("data_row").asBoolean()).isTrue();
     }
 
     // ---- 16: nothing to attribute exits 2; a missing file names its run.json line

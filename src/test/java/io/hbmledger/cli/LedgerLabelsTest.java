@@ -25,10 +25,9 @@ class LedgerLabelsTest {
     void evidenceTextCallsCsvDataRowsRowsAndTextLinesLines() {
         String csv = Corpus.file(CSV).toString();
         CliRun r = CliRun.of("evidence", csv);
-        // the CSV's line 1 is its header "index, memory.used [MiB], memory.total [MiB]"; GPU 0's values are on line 2,
-        // cited as that line of the file (nvidia-smi's CSV is text output), not as "row 1"
-        assertThat(r.out()).containsPattern("\\n  line 2  fb_used\\s+0\\.10 GiB \\(108003328 B\\)\\s+\"103 MiB\"")
-                .doesNotContain("row 1 ").doesNotContain("line 1 ");
+        // the CSV's line 1 is its header "index, memory.used [MiB], memory.total [MiB]"; data row 1 is line 2
+        assertThat(r.out()).containsPattern("\\n  row 1  fb_used\\s+0\\.10 GiB \\(108003328 B\\)\\s+\"103 MiB\"")
+                .doesNotContain("line 1 ");
         String smi = Corpus.file("npu-smi/vllm-ascend-264_910B2C_16npu_with_processes.txt").toString();
         assertThat(CliRun.of("evidence", smi).out()).containsPattern("\\n  line 9\\s+hbm_used");
     }

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * {@code index, memory.used [MiB], memory.total [MiB]}; values carry the unit
  * ({@code "103 MiB"}) unless {@code nounits} was given, then the header's unit applies. MiB
  * only: bytes = n x 1,048,576. {@code [N/A]}, {@code [Not Supported]} and similar are absent,
- * with a warning naming the line.
+ * with a warning naming the row.
  *
  * <p>One file may hold several queries one after the other, each with its own header (what
  * {@code hbm-ledger collect} writes: {@code --query-gpu} then {@code --query-compute-apps}); a
@@ -38,9 +38,7 @@ import java.util.regex.Pattern;
  * <p>Quantities: {@code fb_used} ({@code memory.used}), {@code fb_total}
  * ({@code memory.total}), {@code fb_reserved} ({@code memory.reserved}) on {@code "gpu:<index>"};
  * {@code process_memory} ({@code used_memory} / {@code used_gpu_memory}) with {@code pid} and
- * {@code process_name}. {@code line} is the line of the file the row is on (header lines
- * counted), so that a citation points at it: nvidia-smi output is text, a sampling loop repeats
- * its header, and in a paste the rows sit among other lines; warnings name that line too.
+ * {@code process_name}. {@code line} is the data row, headers excluded.
  */
 public final class NvidiaSmiCsvParser {
 
@@ -58,7 +56,7 @@ public final class NvidiaSmiCsvParser {
     /**
      * Parses CSV text whose first non-empty line is a header.
      *
-     * @return observations in row order and warnings naming lines; never null
+     * @return observations in row order and warnings naming rows; never null
      */
     public static SmiParse parse(String text) {
         List<Observation> out = new ArrayList<>();
@@ -92,12 +90,12 @@ public final class NvidiaSmiCsvParser {
         return out;
     }
 
-    /** What one data row sees: the current header, the GPUs seen so far, the row's line in the file. */
+    /** What one data row sees: the current header, the GPUs seen so far, the row number. */
     private static final class Row {
         List<String> names;
         List<String> units;
         List<String> headerRaw;
-        int line;
+        int row;
         boolean warnedNoIndex;
         final Map<String, String> indexByUuid = new HashMap<>();
         final Map<String, String> indexByBus = new HashMap<>();
@@ -155,7 +153,7 @@ public final class NvidiaSmiCsvParser {
                 if (fields.equals(r.headerRaw)) {
                     continue; // header repeated by a sampling loop
                 }
-                r.line = (int) Math.min(Integer.MAX_VALUE, rec.getStartingLineNumber());
+                r.row++;
                 Integer index = r.index(fields);
                 String uuid = r.cell(fields, "uuid");
                 String bus = r.cell(fields, "pci.bus_id");
@@ -184,12 +182,12 @@ public final class NvidiaSmiCsvParser {
     }
 
     private static void observe(Row r, List<String> fields, List<Observation> out, List<String> warnings) {
-        int line = r.line;
+        int row = r.row;
         Integer index = r.index(fields);
         String device = index == null ? null : "gpu:" + index;
         if (device == null && !r.warnedNoIndex) {
             r.warnedNoIndex = true;
-            warnings.add("line " + line + ": no GPU index (add 'index' to --query-gpu, or gpu_uuid to --query-compute-apps"
+            warnings.add("row " + row + ": no GPU index (add 'index' to --query-gpu, or gpu_uuid to --query-compute-apps"
                     + " after a --query-gpu with uuid); observations carry no device");
         }
         Long pid = r.pid(fields);
@@ -206,14 +204,14 @@ public final class NvidiaSmiCsvParser {
                 continue;
             }
             if (c >= fields.size()) {
-                warnings.add("line " + line + ": the row ends before " + r.names.get(c) + " (cut off?); left absent");
+                warnings.add("row " + row + ": the row ends before " + r.names.get(c) + " (cut off?); left absent");
                 continue;
             }
             String value = fields.get(c);
             Matcher m = AMOUNT.matcher(value);
             String unit = m.matches() && m.group(2) != null ? m.group(2) : r.units.get(c);
             if (!m.matches() || !"MiB".equals(unit) || m.group(1).length() > 12) {
-                warnings.add("line " + line + ": " + r.names.get(c) + " " + Quote.of(value) + " is not a MiB amount"
+                warnings.add("row " + row + ": " + r.names.get(c) + " " + Quote.of(value) + " is not a MiB amount"
                         + (value.contains("N/A") || value.startsWith("[") ? " (nvidia-smi could not report it)" : "")
                         + "; left absent");
                 continue;
@@ -221,7 +219,7 @@ public final class NvidiaSmiCsvParser {
             Context at = quantity == Quantity.PROCESS_MEMORY
                     ? Context.builder().device(device).pid(pid).processName(processName).build()
                     : Context.device(device);
-            out.add(Observation.bytes(quantity, Long.parseLong(m.group(1)) * MIB, line, value).in(at));
+            out.add(Observation.bytes(quantity, Long.parseLong(m.group(1)) * MIB, row, value).in(at));
         }
     }
 

