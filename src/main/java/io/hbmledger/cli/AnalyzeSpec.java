@@ -98,6 +98,7 @@ final class AnalyzeSpec {
         Map<String, String> codes = new LinkedHashMap<>();
         codes.put("0", "ledger printed (its status may still be incomplete or failed; when report.json cannot be written"
                 + " a warning says why)");
+        codes.put("1", "the ledger could not be written to standard output (a full disk): said on stderr");
         codes.put("2", "unusable input (bad run.json, unreadable, empty or unknown evidence); nothing written");
         codes.put("3", "the run met the --fail-on level (only with --fail-on)");
         return codes;

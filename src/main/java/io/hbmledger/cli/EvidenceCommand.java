@@ -58,6 +58,7 @@ public final class EvidenceCommand implements Callable<Integer> {
         Map<String, String> codes = new LinkedHashMap<>();
         codes.put("0", "every file was read; one that holds no evidence (empty, a table cut off before its rows, a paste"
                 + " of prose only) is listed with 0 observations and named on stderr: \"no evidence found in FILE\"");
+        codes.put("1", "the output could not be written to standard output (a full disk): said on stderr");
         codes.put("2", "a file could not be read, is of no known format or is malformed (an msprof CSV with its header"
                 + " and no data row included; named on stderr; nothing is printed on stdout, so that a script never"
                 + " takes a partial listing for the whole)");

@@ -64,12 +64,34 @@ public final class Main implements Runnable {
         }
         excludeUnusedConverters();
         // before picocli takes System.out / System.err: every verb's terminal output goes through it
-        java.io.PrintStream stdout = System.out;
+        RecordedWrites fd1 = new RecordedWrites(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+        java.io.PrintStream stdout = new java.io.PrintStream(new java.io.BufferedOutputStream(fd1, 8192), true,
+                Charset.defaultCharset());
         System.setOut(new java.io.PrintStream(new TerminalSafeOutput(stdout), true, Charset.defaultCharset()));
         System.setErr(new java.io.PrintStream(new TerminalSafeOutput(System.err), true, Charset.defaultCharset()));
         CommandLine cl = newCommandLine(args);
         cl.setOut(new Stdout(cl.getOut(), stdout));
-        System.exit(cl.execute(args));
+        int code = cl.execute(args);
+        cl.getOut().flush();
+        System.out.flush();
+        stdout.flush();
+        System.exit(outputWritten(fd1, code));
+    }
+
+    /** Exit code of a run whose standard output could not be written (a full disk, a file system gone). */
+    static final int EXIT_OUTPUT_FAILED = 1;
+
+    /** The run's exit code, or {@link #EXIT_OUTPUT_FAILED} with a line on stderr when its output was lost. */
+    private static int outputWritten(RecordedWrites fd1, int code) {
+        java.util.Optional<java.io.IOException> failed = fd1.failure();
+        if (failed.isEmpty()) {
+            return code;
+        }
+        System.err.println("hbm-ledger: standard output could not be written (" + failed.get().getMessage()
+                + "): what it was sent to is cut short or empty. Free space where it goes (or write it elsewhere) and"
+                + " run again");
+        System.err.flush();
+        return code == 0 ? EXIT_OUTPUT_FAILED : code;
     }
 
     /** Types of the built-in converters that {@link #excludeUnusedConverters} leaves out. */

@@ -124,6 +124,39 @@ class ReadingLeavesNoTraceTest {
     }
 
     @Test
+    void outputThatCannotBeWrittenIsSaidAndTheExitIsNotZero() throws Exception {
+        // a full disk: before, evidence > out.json left the file cut short and exited 0
+        Path full = Path.of("/dev/full");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(full), "no /dev/full on this system");
+        Path log = Corpus.file("vllm-log/vllm-38820_worker_tp0_model_loading_GiB_memory_and.log");
+        Process p = javaMain("evidence", "--format", "json", log.toString()).redirectOutput(full.toFile()).start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(err).isEqualTo(Main.EXIT_OUTPUT_FAILED);
+        assertThat(err).contains("standard output could not be written (No space left on device)");
+    }
+
+    @Test
+    void aReaderThatStopsReadingIsNoFailure() throws Exception {
+        // | head: the reader goes away (a broken pipe); the run itself did what it was asked
+        Path log = Corpus.file("vllm-log/vllm-38820_worker_tp0_model_loading_GiB_memory_and.log");
+        Process p = javaMain("evidence", "--format", "json", log.toString()).start();
+        p.getInputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(err).isZero();
+        assertThat(err).doesNotContain("could not be written");
+    }
+
+    private static ProcessBuilder javaMain(String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dfile.encoding=UTF-8", "-Dsun.jnu.encoding=UTF-8", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command);
+    }
+
+    @Test
     void aRefusedAnalyzeRenamesTheStaleReportAndSaysSo() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
         Files.writeString(run.resolve("run.json"), "{\"schema\": \"hbm-ledger/run/1\", \"evidence\": [");
