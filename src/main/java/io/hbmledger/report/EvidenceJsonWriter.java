@@ -11,7 +11,6 @@ import io.hbmledger.evidence.EvidencePart;
 import io.hbmledger.evidence.Observation;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.Writer;
 import java.util.List;
 
 /** Writes evidence as {@code hbm-ledger/evidence/1} JSON (shared/contracts/evidence-v1.md). */
@@ -20,13 +19,6 @@ public final class EvidenceJsonWriter {
     public static final String SCHEMA = "hbm-ledger/evidence/1";
 
     private final JsonFactory factory = new JsonFactory();
-
-    /** The document as text, written to {@code out}. */
-    public void write(List<EvidenceFile> files, Writer out) throws IOException {
-        try (JsonGenerator g = factory.createGenerator(out)) {
-            write(files, g);
-        }
-    }
 
     /**
      * The document as UTF-8 bytes, with no control character in it ({@link TerminalSafeEscapes}):

@@ -18,7 +18,7 @@ import java.util.Optional;
 final class CoTenantsRule {
 
     /** Shares that leave room for the runtime and each instance's memory outside its budget. */
-    private static final double SIDE_BY_SIDE = 0.9;
+    static final double SIDE_BY_SIDE = 0.9;
 
     private CoTenantsRule() {
     }

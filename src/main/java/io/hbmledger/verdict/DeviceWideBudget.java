@@ -100,7 +100,7 @@ final class DeviceWideBudget {
             advice = on + " a later instance's gpu_memory_utilization must cover the others' memory too: set it"
                     + " above " + ratio(sumFigure.value()) + total + " plus its own weights, activation peak and KV"
                     + " cache (vllm-ascend #7308: 0.3 then 0.6 starts both, 0.3 and 0.3 does not), keeping the last"
-                    + " instance's value at most ~0.9; or give each instance its own device.";
+                    + " instance's value at most ~" + ratio(CoTenantsRule.SIDE_BY_SIDE) + "; or give each instance its own device.";
         } else if (held(s, run).isPresent() && s.has(Fact.TOTAL_SEEN)) {
             Figure heldBy = held(s, run).get();
             Figure share = Arith.ratioUp("others_share_of_total", heldBy, s.fact(Fact.TOTAL_SEEN));

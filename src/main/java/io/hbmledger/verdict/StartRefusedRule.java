@@ -137,7 +137,8 @@ final class StartRefusedRule {
                         + " level of the card: with " + gib(free) + " free, at most " + ratio(fits.value())
                         + " would have passed the start check (less whatever else starts later).",
                 "Or free the memory held by the other " + acc.device() + " processes before starting,"
-                        + " and give every instance on a device a share so that the shares sum to at most ~0.9.");
+                        + " and give every instance on a device a share so that the shares sum to at most ~"
+                        + ratio(CoTenantsRule.SIDE_BY_SIDE) + ".");
         return new Finding(Finding.Kind.START_REFUSED, Finding.Severity.ERROR, s.devices(), s.instance(), text,
                 figures, advice);
     }

@@ -74,10 +74,7 @@ final class Swar {
 
     /** The eight bytes at {@code b[i..i+7]}, little-endian. */
     static long word(byte[] b, int i) {
-        if (UNSAFE != null) {
-            return unsafeWord(b, i);
-        }
-        return (long) Longs.LONGS.get(b, i);
+        return UNSAFE != null ? unsafeWord(b, i) : varHandleWord(b, i);
     }
 
     /** {@link #word} through the byte-array view {@code VarHandle}: any byte order, any JDK. */
